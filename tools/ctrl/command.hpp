@@ -1,0 +1,29 @@
+// The ctrl command-line tool: a thin layer over the library. Each subcommand lives in its own
+// file and registers itself with add_<name>(); main.cpp lists them.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+namespace ctrl::tool {
+
+// Documented exit codes (docs/tool.md).
+enum exit_code : int {
+  exit_ok = 0,
+  exit_failure = 1,      // a device or run-time failure
+  exit_bad_input = 2,    // bad arguments or input files; the message names what and where
+  exit_infeasible = 3,   // the workload cannot be split exactly with the sizes given
+};
+
+// Thrown by commands to leave with a given exit code and message.
+struct exit_error : std::runtime_error {
+  int code;
+  exit_error(int c, const std::string& what) : std::runtime_error(what), code(c) {}
+};
+
+using action = std::function<int()>;  // what a parsed subcommand runs; returns the exit code
+
+void add_pareto(CLI::App& app, action& run);
+
+}  // namespace ctrl::tool
