@@ -1,0 +1,12 @@
+// Energy meters of ctrl: a meter per device (NVML for NVIDIA GPUs, RAPL through powercap for
+// CPU packages, or an explicit "no sensor"), windows over one or several meters, and a
+// device's base (idle) power. The model is described in docs/energy.md.
+//
+// Host-only: nothing here includes CUDA headers; NVML is loaded at run time.
+#pragma once
+
+#include <ctrl/energy/factory.hpp>
+#include <ctrl/energy/measurement.hpp>
+#include <ctrl/energy/meter.hpp>
+#include <ctrl/energy/nvml.hpp>
+#include <ctrl/energy/rapl.hpp>

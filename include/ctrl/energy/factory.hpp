@@ -1,0 +1,66 @@
+// Which meter does a device have? The runtime describes a device with a small struct and gets
+// a Meter back (a NoMeter with the reason when no sensor covers it); `ctrl devices` lists
+// every meter this machine has and why the others are absent.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <ctrl/energy/meter.hpp>
+#include <ctrl/energy/nvml.hpp>
+#include <ctrl/energy/rapl.hpp>
+
+namespace ctrl::energy {
+
+enum class DeviceKind {
+  none,          // a device with no meter by design (e.g. a simulated one)
+  cpu_packages,  // a set of CPU packages (sockets), measured by RAPL
+  nvidia_gpu,    // one NVIDIA GPU, measured by NVML
+};
+
+// A device as the energy layer needs to know it. Mapping a controller's cores to packages is
+// the runtime's business (it has hwloc); RAPL measures whole packages, so a controller owning
+// part of a package is charged the whole package's energy (docs/energy.md).
+struct DeviceSpec {
+  DeviceKind kind = DeviceKind::none;
+  std::vector<int> packages;   // cpu_packages: physical package ids, as in "package-P"
+  bool with_dram = true;       // cpu_packages: add the packages' dram domains when present
+  unsigned gpu_index = 0;      // nvidia_gpu: NVML index (PCI order, not CUDA's default order)
+  std::string label;           // for messages and NoMeter names; defaults from kind
+
+  [[nodiscard]] static DeviceSpec none(std::string label = "none");
+  [[nodiscard]] static DeviceSpec cpu(std::vector<int> packages, bool with_dram = true);
+  [[nodiscard]] static DeviceSpec nvidia(unsigned gpu_index);
+};
+
+// Where the sensors are looked for; tests point these at fixtures.
+struct MeterEnvironment {
+  std::filesystem::path powercap_root = default_powercap_root;
+  std::string nvml_library = default_nvml_library;
+  FileReader reader;           // RAPL file reads; empty: read_small_file
+};
+
+// The meter for one device. Absent sensors give a NoMeter with the reason (no powercap tree,
+// no NVML library, an unreadable energy_uj with how to fix it). A device that does not exist
+// while its sensor system works (package 3 on a 1-package machine, GPU 5 of 1) throws
+// DeviceError; an ill-formed spec (cpu with no packages, negative ids) throws UsageError.
+[[nodiscard]] std::unique_ptr<Meter> make_meter(const DeviceSpec& device,
+                                                const MeterEnvironment& env = {});
+
+// One line of `ctrl devices`.
+struct MeterListing {
+  std::string name;            // "rapl:package-0", "rapl:package-0/dram", "nvml:0", "rapl"
+  std::string measures;        // what it covers, or the family when absent
+  bool present = false;
+  std::string reason;          // why absent ("no sensor: ..."); empty when present
+  double update_interval_s = 0.0;
+};
+
+// Every meter family on this machine: one line per RAPL zone and per GPU when the family is
+// present (a zone or GPU that cannot be read is listed absent with its reason), one absent
+// line per family otherwise. Never throws for absence.
+[[nodiscard]] std::vector<MeterListing> list_meters(const MeterEnvironment& env = {});
+
+}  // namespace ctrl::energy

@@ -1,0 +1,72 @@
+// GPU energy from NVIDIA's management library, loaded at run time.
+//
+// libnvidia-ml.so.1 ships with the driver, not with the CUDA toolkit, and no nvml.h is installed
+// here: ctrl dlopen()s it and declares the handful of functions it calls. A machine without the
+// driver (the CPU-only development machines) gets a "no sensor" meter with dlopen's reason.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <ctrl/energy/meter.hpp>
+
+namespace ctrl::energy {
+
+inline constexpr const char* default_nvml_library = "libnvidia-ml.so.1";
+
+// The total-energy counter is refreshed about 10 times a second (measured on the H200).
+inline constexpr double nvml_update_interval_s = 0.1;
+
+// One GPU as NVML sees it.
+struct NvmlGpu {
+  unsigned index = 0;
+  std::string name;                   // "NVIDIA H200"
+  bool has_energy = false;            // total-energy counter supported (Volta and later)
+  std::string problem;                // why not, when has_energy is false
+};
+
+// What NVML says about this machine.
+struct NvmlProbe {
+  std::vector<NvmlGpu> gpus;
+  std::string absent_reason;          // "no sensor: libnvidia-ml.so.1 not found (...)"
+  [[nodiscard]] bool present() const { return absent_reason.empty(); }
+};
+
+// Loads NVML (once per library path and process while a meter or probe holds it), initialises
+// it and lists the GPUs. Never throws for an absent or failing library.
+[[nodiscard]] NvmlProbe probe_nvml(const std::string& library = default_nvml_library);
+
+namespace detail {
+class NvmlSession;  // the loaded library and its entry points (src/energy/nvml.cpp)
+}
+
+// The board energy of one GPU: nvmlDeviceGetTotalEnergyConsumption (mJ since driver load)
+// relative to the first reading, and nvmlDeviceGetPowerUsage (mW) as instantaneous power.
+class NvmlMeter final : public Meter {
+ public:
+  // Throws DeviceError when NVML cannot be loaded or initialised, when there is no GPU `index`
+  // or when its energy counter is unsupported; the message names the GPU and NVML's reason.
+  // (make_meter() turns the library's absence into a NoMeter instead.)
+  explicit NvmlMeter(unsigned index, const std::string& library = default_nvml_library);
+  ~NvmlMeter() override;
+
+  [[nodiscard]] const MeterInfo& info() const override { return info_; }
+  [[nodiscard]] bool available() const override { return true; }
+  [[nodiscard]] std::optional<double> energy_j() override;
+  [[nodiscard]] std::optional<double> power_w() override;
+
+  [[nodiscard]] unsigned index() const { return index_; }
+
+ private:
+  [[nodiscard]] unsigned long long read_mj() const;
+
+  std::shared_ptr<detail::NvmlSession> session_;
+  void* device_ = nullptr;            // nvmlDevice_t, opaque
+  unsigned index_;
+  unsigned long long origin_mj_ = 0;
+  MeterInfo info_;
+};
+
+}  // namespace ctrl::energy
