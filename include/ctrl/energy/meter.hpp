@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include <ctrl/errors.hpp>  // meters throw ctrl::DeviceError / ctrl::UsageError
+
 namespace ctrl::energy {
 
 // What a meter is and how fine-grained its readings are.
