@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <dlfcn.h>
 
+#include <chrono>
+#include <iostream>
 #include <string>
 
 #include <ctrl/energy.hpp>
@@ -57,22 +59,32 @@ TEST(Nvml, MissingLibraryIsNoSensorWithTheReason) {
 }
 
 TEST(Nvml, ThisMachineIsReportedHonestly) {
-  // The development machine has no driver: "libnvidia-ml.so.1 not found". The H200 machine
-  // lists its GPU with a working energy counter and a plausible, non-zero reading.
+  // The development machine has no driver: "libnvidia-ml.so.1 not found". On a GPU machine
+  // every GPU with a counter must show a plausible idle power, measured from the counter.
   const ce::NvmlProbe probe = ce::probe_nvml();
   if (!probe.present()) {
     EXPECT_TRUE(contains(probe.absent_reason, "no sensor: ")) << probe.absent_reason;
     return;
   }
+  for (const ce::MeterListing& l : ce::list_meters()) {
+    std::cout << "  " << l.name << ": " << (l.present ? l.measures : l.reason) << "\n";
+  }
   for (const ce::NvmlGpu& g : probe.gpus) {
     if (!g.has_energy) continue;
     ce::NvmlMeter m(g.index);
     const auto p = m.power_w();
-    if (p) {
-      EXPECT_GT(*p, 1.0) << g.name;
-      EXPECT_LT(*p, 2000.0) << g.name;
-    }
-    EXPECT_GE(*m.energy_j(), 0.0);
+    ASSERT_TRUE(p.has_value()) << g.name;
+    EXPECT_GT(*p, 1.0) << g.name;
+    EXPECT_LT(*p, 2000.0) << g.name;
+    // One second spans about ten counter updates: the counter must have moved.
+    const ce::BasePower b = ce::measure_base_power(m, std::chrono::seconds{1});
+    ASSERT_TRUE(b.watts.has_value()) << b.absent_reason;
+    std::cout << "  gpu " << g.index << " (" << g.name << "): " << *b.watts << " W over "
+              << b.seconds << " s, " << b.samples << " samples, instantaneous "
+              << *b.min_power_w << ".." << *b.max_power_w << " W\n";
+    EXPECT_GT(*b.watts, 1.0);
+    EXPECT_LT(*b.watts, 2000.0);
+    EXPECT_GE(b.samples, 10u);
   }
 }
 
