@@ -1,0 +1,119 @@
+// Controller: owns one device and hides its programming model (controllers.txt §3–4).
+//
+//   ctrl::Controller gpu{ctrl::cuda(0)}, cpu{ctrl::cpu({4, 5, 6, 7})};
+//   gpu.attach(A, B, C);                                     // the host keeps its hands off
+//   gpu.launch<MatAdd>(ctrl::Threads(n, n), C, A, B);        // queued; returns at once
+//   gpu.detach(C);                                           // waits, brings C home
+//
+// Launches run in FIFO order, asynchronously. Data moves only when a kernel's parameter roles
+// demand it. A kernel that throws, or a device that fails, surfaces at the next wait() or detach()
+// as a ctrl::KernelError / ctrl::DeviceError; the controller stays usable.
+#pragma once
+#include <ctrl/detail/bound_kernel.hpp>
+#include <ctrl/device_spec.hpp>
+#include <ctrl/errors.hpp>
+#include <ctrl/tile.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ctrl {
+
+namespace detail {
+class ControllerCore;
+// Distinguishes the instantiations made by nvcc from those made by a host compiler, so that a
+// launch compiled without nvcc never stands in for one compiled with it (no ODR clash).
+inline constexpr bool compiled_by_nvcc = CTRL_DEVICE_CODE != 0;
+
+struct TileUse {
+  TileState* tile;
+  Role role;
+};
+}  // namespace detail
+
+// Bytes and copies moved between the host and a controller's memory, each way.
+struct TransferStats {
+  std::uint64_t bytes_in = 0, copies_in = 0;    // host -> device
+  std::uint64_t bytes_out = 0, copies_out = 0;  // device -> host
+  friend bool operator==(const TransferStats&, const TransferStats&) = default;
+};
+
+class Controller {
+ public:
+  explicit Controller(const DeviceSpec& device);
+  explicit Controller(std::string_view device) : Controller(parse_device(device)) {}
+  ~Controller();  // waits, detaches what is still attached, frees internal tiles; never throws
+  Controller(const Controller&) = delete;
+  Controller& operator=(const Controller&) = delete;
+
+  // Binds host tiles to this controller until detach.
+  template <class... T>
+  void attach(T&... tiles) { (attach_state(tiles.state_ptr()), ...); }
+  // Waits for the queued launches that use the tiles, brings valid data home and unbinds them.
+  template <class... T>
+  void detach(T&... tiles) {
+    std::vector<std::shared_ptr<detail::TileState>> states{tiles.state_ptr()...};
+    detach_states(states);
+  }
+  // Internal tiles live in this controller's memory only (declare them with ctrl::shape_only).
+  template <class... T>
+  void create_internal(T&... tiles) { (create_internal_state(tiles.state_ptr()), ...); }
+  template <class... T>
+  void destroy_internal(T&... tiles) { (destroy_internal_state(tiles.state_ptr()), ...); }
+
+  // Queues kernel K over the index space; arguments follow K's parameters (tiles for In/Out/InOut).
+  template <class K, bool Nvcc = detail::compiled_by_nvcc, class... A>
+  void launch(const Threads& space, A&&... args) {
+    launch_with<K, Nvcc>(K{}, Variant::automatic, space, std::forward<A>(args)...);
+  }
+  // The same, asking for one variant (generic, native or library) or passing a kernel object.
+  template <class K, bool Nvcc = detail::compiled_by_nvcc, class... A>
+  void launch(Variant variant, const Threads& space, A&&... args) {
+    launch_with<K, Nvcc>(K{}, variant, space, std::forward<A>(args)...);
+  }
+  template <class K, bool Nvcc = detail::compiled_by_nvcc, class... A>
+  void launch_with(const K& kernel, Variant variant, const Threads& space, A&&... args) {
+    using Params = detail::kernel_params_t<K>;
+    static_assert(Params::size == sizeof...(A), "launch: the number of arguments differs from the kernel's parameters");
+    detail::TileUse uses[detail::count_tiles(Params{}) + 1];
+    collect_uses(uses, Params{}, args...);
+    auto body = std::make_unique<detail::BoundKernel<K, Nvcc, Params>>(kernel, std::forward<A>(args)...);
+    submit(std::move(body), variant, space, uses, detail::count_tiles(Params{}));
+  }
+
+  // Waits for every queued launch; rethrows the first failure since the last wait.
+  void wait();
+
+  const DeviceSpec& spec() const;
+  std::string name() const;         // "cpu:0-3"
+  std::string description() const;  // "4 cores (0-3), shared memory, 4 workers"
+  bool shares_host_memory() const;
+  TransferStats transfers() const;
+  void reset_transfers();
+
+ private:
+  template <class... P, class... A>
+  static void collect_uses(detail::TileUse* out, detail::param_list<P...>, A&... args) {
+    std::size_t n = 0;
+    (add_use<P>(out, n, args), ...);
+  }
+  template <class P, class A>
+  static void add_use(detail::TileUse* out, std::size_t& n, A& arg) {
+    if constexpr (is_tile_param_v<P>) {
+      if constexpr (is_tile_v<std::remove_cvref_t<A>>) out[n++] = {&arg.state(), role_of_v<P>};
+    }
+  }
+
+  void attach_state(const std::shared_ptr<detail::TileState>& s);
+  void detach_states(const std::vector<std::shared_ptr<detail::TileState>>& s);
+  void create_internal_state(const std::shared_ptr<detail::TileState>& s);
+  void destroy_internal_state(const std::shared_ptr<detail::TileState>& s);
+  void submit(std::unique_ptr<detail::LaunchBody> body, Variant variant, const Threads& space,
+              const detail::TileUse* uses, std::size_t n_uses);
+
+  std::unique_ptr<detail::ControllerCore> core_;
+};
+
+}  // namespace ctrl

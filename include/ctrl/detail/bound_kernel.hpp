@@ -1,0 +1,163 @@
+// BoundKernel: a kernel bound to one launch's value arguments and tile shapes, behind the
+// type-erased LaunchBody. Tile pointers arrive at run time, already resolved to the memory of the
+// device that runs it.
+#pragma once
+#include <ctrl/config.hpp>
+#include <ctrl/detail/launch_body.hpp>
+#include <ctrl/kernel.hpp>
+#include <ctrl/tile.hpp>
+
+#include <array>
+#include <string>
+#include <tuple>
+#include <typeinfo>
+#include <utility>
+
+#if CTRL_DEVICE_CODE && CTRL_HAVE_CUDA_BACKEND
+#include <ctrl/cuda/generic_launch.cuh>
+#endif
+
+namespace ctrl::detail {
+
+template <std::size_t N>
+struct TileExtents {
+  index_t ext[N];
+};
+
+template <class P, bool Tile = is_tile_param_v<P>>
+struct stored_param {
+  using type = std::remove_cvref_t<P>;
+};
+template <class P>
+struct stored_param<P, true> {
+  using type = TileExtents<role_of<std::remove_cvref_t<P>>::rank>;
+};
+
+[[noreturn]] void throw_not_compiled_for_cuda(const char* kernel);
+
+template <class K, bool Nvcc, class List>
+class BoundKernel;
+
+template <class K, bool Nvcc, class... P>
+class BoundKernel<K, Nvcc, param_list<P...>> final : public LaunchBody {
+  using Stored = std::tuple<typename stored_param<P>::type...>;
+  static constexpr std::array<std::size_t, sizeof...(P) + 1> tile_slot = [] {
+    std::array<std::size_t, sizeof...(P) + 1> slot{};
+    constexpr bool is_tile[] = {is_tile_param_v<P>..., false};
+    std::size_t next = 0;
+    for (std::size_t i = 0; i < sizeof...(P); ++i) slot[i] = is_tile[i] ? next++ : 0;
+    return slot;
+  }();
+
+ public:
+  template <class... A>
+  explicit BoundKernel(const K& kernel, A&&... args) : kernel_(kernel), stored_(store<P>(std::forward<A>(args))...) {}
+
+  const char* kernel_name() const override {
+    if constexpr (requires { K::name; }) return K::name;
+    else {
+      static const std::string name = demangle(typeid(K).name());
+      return name.c_str();
+    }
+  }
+  Traits traits() const override { return traits_of<K>(); }
+  std::uint32_t indexed_tiles() const override { return indexed_tiles_of<K>(param_list<P...>{}); }
+
+  bool has(Family f, Variant v) const override {
+    if (f == Family::cpu) {
+      return (v == Variant::generic && has_generic<K>) || (v == Variant::native && has_cpu_native<K>) ||
+             (v == Variant::library && has_cpu_library<K>);
+    }
+    return (v == Variant::generic && has_generic<K> && Nvcc) || (v == Variant::native && has_cuda_native<K> && Nvcc) ||
+           (v == Variant::library && has_cuda_library<K>);
+  }
+
+  void run_cpu_block(Variant v, const CpuBlock& b, void* const* ptrs) const override {
+    with_params(ptrs, [&](const P&... p) {
+      if constexpr (has_cpu_native<K>) {
+        if (v == Variant::native) return kernel_.cpu(b, p...);
+      }
+      if constexpr (has_generic<K>) generic_loop(b, p...);
+    });
+  }
+
+  void run_cpu_library(CpuContext& ctx, void* const* ptrs) const override {
+    if constexpr (has_cpu_library<K>) with_params(ptrs, [&](const P&... p) { kernel_.cpu_library(ctx, p...); });
+  }
+
+  void run_cuda(Variant v, CudaContext& ctx, const CudaGeometry& g, const Threads& space,
+                void* const* ptrs) const override {
+#if CTRL_DEVICE_CODE && CTRL_HAVE_CUDA_BACKEND
+    if constexpr (Nvcc) {
+      with_params(ptrs, [&](const P&... p) { cuda_detail::launch<K>(v, ctx, g, space, kernel_, p...); });
+      return;
+    }
+#endif
+    (void)v, (void)ctx, (void)g, (void)space, (void)ptrs;
+    throw_not_compiled_for_cuda(kernel_name());
+  }
+
+  void run_cuda_library(CudaContext& ctx, void* const* ptrs) const override {
+    if constexpr (has_cuda_library<K>) with_params(ptrs, [&](const P&... p) { kernel_.cuda_library(ctx, p...); });
+  }
+
+ private:
+  template <class Param, class A>
+  static typename stored_param<Param>::type store(A&& a) {
+    using Q = std::remove_cvref_t<Param>;
+    if constexpr (is_tile_param_v<Q>) {
+      using Arg = std::remove_cvref_t<A>;
+      static_assert(is_tile_v<Arg>, "a tile parameter (In/Out/InOut) takes a ctrl::Tile argument");
+      static_assert(std::is_same_v<typename Arg::element_type, typename role_of<Q>::element>,
+                    "a tile argument's element type differs from the kernel parameter's");
+      static_assert(Arg::rank == role_of<Q>::rank, "a tile argument's rank differs from the kernel parameter's");
+      TileExtents<role_of<Q>::rank> e{};
+      for (std::size_t d = 0; d < Arg::rank; ++d) e.ext[d] = a.extent(d);
+      return e;
+    } else {
+      static_assert(!is_tile_v<std::remove_cvref_t<A>>, "a value parameter cannot take a ctrl::Tile argument");
+      return Q(std::forward<A>(a));
+    }
+  }
+
+  template <std::size_t I>
+  auto make(void* const* ptrs) const {
+    using Q = std::remove_cvref_t<std::tuple_element_t<I, std::tuple<P...>>>;
+    if constexpr (is_tile_param_v<Q>) {
+      using E = typename role_of<Q>::element;
+      using Ptr = std::conditional_t<role_of<Q>::value == Role::in, const E*, E*>;
+      return Q(static_cast<Ptr>(ptrs[tile_slot[I]]), std::get<I>(stored_).ext);
+    } else {
+      return std::get<I>(stored_);
+    }
+  }
+
+  template <class F>
+  void with_params(void* const* ptrs, F&& f) const {
+    [&]<std::size_t... I>(std::index_sequence<I...>) { f(make<I>(ptrs)...); }(std::index_sequence_for<P...>{});
+  }
+
+  // The generic body over one coarse block; the innermost loop walks the last dimension so that
+  // consecutive iterations touch consecutive elements (and the compiler can vectorise).
+  void generic_loop(const CpuBlock& b, const P&... p) const {
+    const index_t ny = b.space.y(), nz = b.space.z();
+    switch (b.space.dims()) {
+      case 1:
+        for (index_t x = b.x_begin; x < b.x_end; ++x) kernel_(Thread{x, 0, 0}, p...);
+        break;
+      case 2:
+        for (index_t x = b.x_begin; x < b.x_end; ++x)
+          for (index_t y = 0; y < ny; ++y) kernel_(Thread{x, y, 0}, p...);
+        break;
+      default:
+        for (index_t x = b.x_begin; x < b.x_end; ++x)
+          for (index_t y = 0; y < ny; ++y)
+            for (index_t z = 0; z < nz; ++z) kernel_(Thread{x, y, z}, p...);
+    }
+  }
+
+  K kernel_;
+  Stored stored_;
+};
+
+}  // namespace ctrl::detail

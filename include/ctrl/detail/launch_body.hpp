@@ -1,0 +1,60 @@
+// The type-erased launch: what the templated Controller::launch hands the device-independent
+// core. The core resolves every tile argument to the pointer valid on the device and asks the
+// execution model to run the body; the body rebuilds the kernel's typed parameters from them.
+#pragma once
+#include <ctrl/roles.hpp>
+#include <ctrl/threads.hpp>
+#include <ctrl/traits.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace ctrl {
+
+class CpuContext;
+struct CpuBlock;
+class CudaContext;
+
+// Which implementation of a kernel to run. automatic: the best one the kernel defines for the
+// controller's device (library wrapper, then native, then generic).
+enum class Variant : unsigned char { automatic, generic, native, library };
+const char* variant_name(Variant v);
+
+namespace detail {
+
+// The families of execution models a kernel body can be compiled for.
+enum class Family : unsigned char { cpu, cuda };
+
+// A launch geometry on a CUDA device, x fastest as in dim3.
+struct CudaGeometry {
+  unsigned grid[3] = {1, 1, 1};
+  unsigned block[3] = {1, 1, 1};
+};
+
+class LaunchBody {
+ public:
+  virtual ~LaunchBody() = default;
+
+  virtual const char* kernel_name() const = 0;
+  virtual Traits traits() const = 0;
+  // Bit i set: tile parameter i is indexed by the launch's thread indexes (checked against it).
+  virtual std::uint32_t indexed_tiles() const = 0;
+  virtual bool has(Family f, Variant v) const = 0;
+
+  // CPU family: one coarse block of a generic or native body, or the whole library variant.
+  virtual void run_cpu_block(Variant v, const CpuBlock& block, void* const* ptrs) const = 0;
+  virtual void run_cpu_library(CpuContext& ctx, void* const* ptrs) const = 0;
+  // CUDA family: a generic or native body as a grid; the library variant on the context's stream.
+  virtual void run_cuda(Variant v, CudaContext& ctx, const CudaGeometry& geometry, const Threads& space,
+                        void* const* ptrs) const = 0;
+  virtual void run_cuda_library(CudaContext& ctx, void* const* ptrs) const = 0;
+};
+
+// Picks the best variant a body defines for a family, or the one asked for; throws UsageError
+// naming the kernel and controller when it does not exist.
+Variant choose_variant(const LaunchBody& body, Family f, Variant asked, const std::string& controller);
+
+std::string demangle(const char* mangled);
+
+}  // namespace detail
+}  // namespace ctrl

@@ -1,0 +1,42 @@
+// Controller: the public face; everything is forwarded to the device-independent core, with the
+// device parts built by the registered kind.
+#include "controller_core.hpp"
+
+#include <fmt/format.h>
+
+namespace ctrl {
+
+namespace {
+detail::DeviceParts build_parts(const DeviceSpec& spec) {
+  detail::register_builtin_kinds();
+  detail::KindFactory factory = detail::find_kind(spec.kind);
+  if (!factory) {
+    throw UsageError(fmt::format("device '{}': no device kind '{}' in this build of ctrl (it has: {})", spec.str(),
+                                 spec.kind, detail::registered_kinds()));
+  }
+  return factory(spec);
+}
+}  // namespace
+
+Controller::Controller(const DeviceSpec& device)
+    : core_(std::make_unique<detail::ControllerCore>(device, build_parts(device))) {}
+
+Controller::~Controller() = default;
+
+void Controller::attach_state(const std::shared_ptr<detail::TileState>& s) { core_->attach(s); }
+void Controller::detach_states(const std::vector<std::shared_ptr<detail::TileState>>& s) { core_->detach(s); }
+void Controller::create_internal_state(const std::shared_ptr<detail::TileState>& s) { core_->create_internal(s); }
+void Controller::destroy_internal_state(const std::shared_ptr<detail::TileState>& s) { core_->destroy_internal(s); }
+void Controller::submit(std::unique_ptr<detail::LaunchBody> body, Variant variant, const Threads& space,
+                        const detail::TileUse* uses, std::size_t n_uses) {
+  core_->submit(std::move(body), variant, space, uses, n_uses);
+}
+void Controller::wait() { core_->wait(); }
+const DeviceSpec& Controller::spec() const { return core_->spec(); }
+std::string Controller::name() const { return core_->name(); }
+std::string Controller::description() const { return core_->description(); }
+bool Controller::shares_host_memory() const { return core_->shared(); }
+TransferStats Controller::transfers() const { return core_->transfers(); }
+void Controller::reset_transfers() { core_->reset_transfers(); }
+
+}  // namespace ctrl

@@ -1,0 +1,287 @@
+#include "controller_core.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace ctrl::detail {
+
+ControllerCore::ControllerCore(DeviceSpec spec, DeviceParts parts)
+    : spec_(std::move(spec)), name_(spec_.str()), parts_(std::move(parts)),
+      shared_(parts_.memory->shared_with_host()) {
+  ExecutionModel* exec = parts_.exec.get();
+  parts_.queue->start([exec] { exec->bind_queue_thread(); });
+}
+
+ControllerCore::~ControllerCore() {
+  // Bring attached tiles home and free internal ones; errors cannot leave a destructor.
+  try {
+    std::vector<std::shared_ptr<TileState>> attached;
+    std::vector<std::shared_ptr<TileState>> internal;
+    for (auto& t : owned_) (t->internal ? internal : attached).push_back(t);
+    if (!attached.empty()) detach(attached);
+    for (auto& t : internal) destroy_internal(t);
+    parts_.queue->wait(parts_.queue->last_ticket());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ctrl: controller %s: error while shutting down: %s\n", name_.c_str(), e.what());
+  }
+  parts_.queue.reset();  // joins the queue thread before the parts it uses go away
+  parts_.exec.reset();
+  parts_.memory.reset();
+}
+
+std::string ControllerCore::description() const {
+  return fmt::format("{}; {}", parts_.exec->describe(), parts_.memory->describe());
+}
+
+void ControllerCore::attach(const std::shared_ptr<TileState>& t) {
+  std::lock_guard lock(mutex_);
+  if (t->owner) {
+    throw UsageError(fmt::format("attach of tile {} to controller {}: it is already {} controller {}", t->label(),
+                                 name_, t->internal ? "internal to" : "attached to", t->owner->name()));
+  }
+  if (!t->storage) {
+    throw UsageError(fmt::format("attach of tile {} to controller {}: the tile has no host memory (declared by "
+                                 "shape only); use create_internal",
+                                 t->label(), name_));
+  }
+  {
+    std::lock_guard range_lock(t->storage->mutex);
+    const std::size_t begin = t->offset, end = t->offset + t->bytes();
+    for (const auto& a : t->storage->attached) {
+      if (begin < a.end && a.begin < end) {
+        throw UsageError(fmt::format("attach of tile {} to controller {}: it overlaps tile {}, attached to "
+                                     "controller {}",
+                                     t->label(), name_, a.tile->label(), a.tile->owner->name()));
+      }
+    }
+    t->storage->attached.push_back({begin, end, t.get()});
+  }
+  t->owner = this;
+  t->internal = false;
+  t->host_valid = true;
+  if (shared_) {
+    t->image = t->host();
+    t->device_valid = true;
+  } else {
+    try {
+      t->image = parts_.memory->allocate(t->bytes());
+      parts_.memory->host_range_attached(t->host(), t->bytes());
+    } catch (...) {
+      unregister_range(*t);
+      t->owner = nullptr;
+      throw;
+    }
+    t->device_valid = false;
+  }
+  owned_.push_back(t);
+}
+
+void ControllerCore::unregister_range(TileState& t) {
+  std::lock_guard range_lock(t.storage->mutex);
+  auto& v = t.storage->attached;
+  v.erase(std::remove_if(v.begin(), v.end(), [&](const auto& a) { return a.tile == &t; }), v.end());
+}
+
+void ControllerCore::forget(const TileState& t) {
+  owned_.erase(std::remove_if(owned_.begin(), owned_.end(), [&](const auto& p) { return p.get() == &t; }),
+               owned_.end());
+}
+
+void ControllerCore::detach(const std::vector<std::shared_ptr<TileState>>& tiles) {
+  std::uint64_t ticket = 0;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& t : tiles) {
+      if (t->owner != this) {
+        throw UsageError(t->owner ? fmt::format("detach of tile {} from controller {}: it is {} controller {}",
+                                                t->label(), name_, t->internal ? "internal to" : "attached to",
+                                                t->owner->name())
+                                  : fmt::format("detach of tile {} from controller {}: it is not attached to "
+                                                "any controller",
+                                                t->label(), name_));
+      }
+      if (t->internal) {
+        throw UsageError(fmt::format("detach of tile {} from controller {}: it is internal; use destroy_internal",
+                                     t->label(), name_));
+      }
+    }
+    for (const auto& t : tiles) {
+      if (!shared_) {
+        MemorySpace* mem = parts_.memory.get();
+        Copy c{t->image, t->host(), t->bytes()};
+        const bool back = !t->host_valid;
+        if (back) {
+          stats_.bytes_out += c.bytes;
+          ++stats_.copies_out;
+        }
+        ticket = parts_.queue->submit([mem, c, back] {
+          if (back) mem->copy_out(c.host, c.device, c.bytes);
+          mem->release(c.device);
+        });
+      } else {
+        ticket = parts_.queue->last_ticket();
+      }
+    }
+  }
+  parts_.queue->wait(ticket);
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& t : tiles) {
+      if (!shared_) parts_.memory->host_range_detached(t->host(), t->bytes());
+      unregister_range(*t);
+      t->owner = nullptr;
+      t->image = nullptr;
+      t->host_valid = true;
+      t->device_valid = false;
+      forget(*t);
+    }
+  }
+  raise_pending_error();
+}
+
+void ControllerCore::create_internal(const std::shared_ptr<TileState>& t) {
+  std::lock_guard lock(mutex_);
+  if (t->owner) {
+    throw UsageError(fmt::format("create_internal of tile {} on controller {}: it is already {} controller {}",
+                                 t->label(), name_, t->internal ? "internal to" : "attached to", t->owner->name()));
+  }
+  t->image = parts_.memory->allocate(t->bytes());
+  t->owner = this;
+  t->internal = true;
+  t->device_valid = true;
+  t->host_valid = false;
+  owned_.push_back(t);
+}
+
+void ControllerCore::destroy_internal(const std::shared_ptr<TileState>& t) {
+  {
+    std::lock_guard lock(mutex_);
+    if (t->owner != this || !t->internal) {
+      throw UsageError(fmt::format("destroy_internal of tile {} on controller {}: it is not internal to this "
+                                   "controller{}",
+                                   t->label(), name_,
+                                   t->owner ? fmt::format(" ({} {})", t->internal ? "internal to" : "attached to",
+                                                          t->owner->name())
+                                            : std::string()));
+    }
+    MemorySpace* mem = parts_.memory.get();
+    void* image = t->image;
+    parts_.queue->submit([mem, image] { mem->release(image); });  // after the launches that use it
+    t->owner = nullptr;
+    t->internal = false;
+    t->image = nullptr;
+    t->device_valid = false;
+    t->host_valid = t->storage != nullptr;
+    forget(*t);
+  }
+}
+
+void ControllerCore::check_owned(const TileState& t, const char* what, const char* kernel) const {
+  if (t.owner == this) return;
+  if (!t.owner) {
+    throw UsageError(fmt::format("{} of kernel '{}' on controller {}: tile {} is neither attached nor internal "
+                                 "to this controller",
+                                 what, kernel, name_, t.label()));
+  }
+  throw UsageError(fmt::format("{} of kernel '{}' on controller {}: tile {} is {} controller {}", what, kernel, name_,
+                               t.label(), t.internal ? "internal to" : "attached to", t.owner->name()));
+}
+
+void ControllerCore::submit(std::unique_ptr<LaunchBody> body, Variant variant, const Threads& space,
+                            const TileUse* uses, std::size_t n_uses) {
+  std::lock_guard lock(mutex_);
+  const char* kernel = body->kernel_name();
+  const Variant v = choose_variant(*body, parts_.exec->family(), variant, name_);
+  const std::uint32_t indexed = body->indexed_tiles();
+  for (int d = 0; d < space.dims(); ++d) {
+    if (space.extent(d) < 0) {
+      throw UsageError(fmt::format("launch of kernel '{}' on controller {}: negative index space {}", kernel, name_,
+                                   space.str()));
+    }
+  }
+  for (std::size_t j = 0; j < n_uses; ++j) {
+    const TileState& t = *uses[j].tile;
+    check_owned(t, "launch", kernel);
+    if (v == Variant::library || !(indexed & (1U << j))) continue;
+    const std::size_t dims = std::min<std::size_t>(static_cast<std::size_t>(space.dims()), t.rank);
+    for (std::size_t d = 0; d < dims; ++d) {
+      if (space.extent(static_cast<int>(d)) > t.ext[d]) {
+        throw UsageError(fmt::format("launch of kernel '{}' on controller {}: index space {} is larger than tile {} "
+                                     "in dimension {}",
+                                     kernel, name_, space.str(), t.label(), d));
+      }
+    }
+  }
+  // Decide the copies now, in submission order, so that the record is exact whatever runs when.
+  std::vector<Copy> copies;
+  std::vector<void*> ptrs(n_uses);
+  for (std::size_t j = 0; j < n_uses; ++j) {
+    TileState& t = *uses[j].tile;
+    ptrs[j] = t.image;
+    if (!shared_ && reads(uses[j].role) && !t.device_valid) {
+      copies.push_back({t.image, t.host(), t.bytes()});
+      stats_.bytes_in += t.bytes();
+      ++stats_.copies_in;
+      t.device_valid = true;
+    }
+  }
+  for (std::size_t j = 0; j < n_uses; ++j) {
+    TileState& t = *uses[j].tile;
+    if (writes(uses[j].role)) {
+      t.device_valid = true;
+      t.host_valid = shared_ && !t.internal;
+    }
+  }
+  const std::uint64_t number = ++launches_;
+  std::shared_ptr<const LaunchBody> shared_body(std::move(body));
+  parts_.queue->submit([this, shared_body, v, space, ptrs = std::move(ptrs), copies = std::move(copies), number] {
+    try {
+      for (const Copy& c : copies) parts_.memory->copy_in(c.device, c.host, c.bytes);
+      parts_.exec->run(*shared_body, v, space, ptrs.data());
+    } catch (const DeviceError& e) {
+      std::throw_with_nested(DeviceError(fmt::format("launch #{} of kernel '{}' ({}) on controller {}: {}", number,
+                                                     shared_body->kernel_name(), variant_name(v), name_, e.what())));
+    } catch (const std::exception& e) {
+      std::throw_with_nested(KernelError(fmt::format("launch #{} of kernel '{}' ({}) on controller {} failed: {}",
+                                                     number, shared_body->kernel_name(), variant_name(v), name_,
+                                                     e.what())));
+    } catch (...) {
+      std::throw_with_nested(KernelError(fmt::format("launch #{} of kernel '{}' ({}) on controller {} failed with "
+                                                     "a non-standard exception",
+                                                     number, shared_body->kernel_name(), variant_name(v), name_)));
+    }
+  });
+}
+
+void ControllerCore::wait() {
+  parts_.queue->wait(parts_.queue->last_ticket());
+  raise_pending_error();
+}
+
+void ControllerCore::raise_pending_error() {
+  std::uint64_t failures = 0;
+  std::exception_ptr e = parts_.queue->take_error(failures);
+  if (!e) return;
+  if (failures <= 1) std::rethrow_exception(e);
+  try {
+    std::rethrow_exception(e);
+  } catch (const DeviceError& d) {
+    std::throw_with_nested(DeviceError(fmt::format("{} (and {} later launches failed)", d.what(), failures - 1)));
+  } catch (const std::exception& k) {
+    std::throw_with_nested(KernelError(fmt::format("{} (and {} later launches failed)", k.what(), failures - 1)));
+  }
+}
+
+TransferStats ControllerCore::transfers() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+void ControllerCore::reset_transfers() {
+  std::lock_guard lock(mutex_);
+  stats_ = {};
+}
+
+}  // namespace ctrl::detail

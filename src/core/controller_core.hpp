@@ -1,0 +1,56 @@
+// The device-independent heart of a controller: the coherence record of its tiles, the decision
+// of what to copy for each launch, and the queue. It knows devices only through DeviceParts.
+#pragma once
+#include "device.hpp"
+
+#include <ctrl/controller.hpp>
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace ctrl::detail {
+
+class ControllerCore {
+ public:
+  ControllerCore(DeviceSpec spec, DeviceParts parts);
+  ~ControllerCore();
+
+  void attach(const std::shared_ptr<TileState>& t);
+  void detach(const std::vector<std::shared_ptr<TileState>>& tiles);
+  void create_internal(const std::shared_ptr<TileState>& t);
+  void destroy_internal(const std::shared_ptr<TileState>& t);
+  void submit(std::unique_ptr<LaunchBody> body, Variant variant, const Threads& space, const TileUse* uses,
+              std::size_t n_uses);
+  void wait();
+
+  const DeviceSpec& spec() const { return spec_; }
+  const std::string& name() const { return name_; }
+  std::string description() const;
+  bool shared() const { return shared_; }
+  TransferStats transfers() const;
+  void reset_transfers();
+
+ private:
+  struct Copy {
+    void* device;
+    void* host;
+    std::size_t bytes;
+  };
+  void check_owned(const TileState& t, const char* what, const char* kernel) const;
+  void forget(const TileState& t);
+  void raise_pending_error();
+  void unregister_range(TileState& t);
+
+  DeviceSpec spec_;
+  std::string name_;
+  DeviceParts parts_;
+  bool shared_;
+  std::uint64_t launches_ = 0;
+
+  mutable std::mutex mutex_;  // the API may be used from several host threads
+  std::vector<std::shared_ptr<TileState>> owned_;
+  TransferStats stats_;
+};
+
+}  // namespace ctrl::detail

@@ -1,0 +1,74 @@
+// The parts a device kind is composed of (xeon-phi-controller.txt): an execution model (how a
+// kernel's index space runs), a memory space (the communication model: shared with the host, or
+// separate and reached by copies), and a queue. A new kind is a new combination of parts,
+// registered under a name; the controller core knows only these interfaces.
+#pragma once
+#include <ctrl/detail/launch_body.hpp>
+#include <ctrl/device_spec.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace ctrl::detail {
+
+// How kernels run. Called from the queue's context, in FIFO order.
+class ExecutionModel {
+ public:
+  virtual ~ExecutionModel() = default;
+  virtual Family family() const = 0;
+  virtual std::string describe() const = 0;
+  virtual void run(const LaunchBody& body, Variant v, const Threads& space, void* const* ptrs) = 0;
+  // Called once on the thread that will run the queue's tasks, before the first task.
+  virtual void bind_queue_thread() {}
+};
+
+// Where a controller's copy of a tile lives. On shared-memory kinds the host memory is used in
+// place and nothing is ever copied.
+class MemorySpace {
+ public:
+  virtual ~MemorySpace() = default;
+  virtual bool shared_with_host() const = 0;
+  virtual std::string describe() const = 0;
+  virtual void* allocate(std::size_t bytes) = 0;                                 // host thread
+  virtual void release(void* p) = 0;                                             // queue context
+  virtual void copy_in(void* device, const void* host, std::size_t bytes) = 0;   // queue context
+  virtual void copy_out(void* host, const void* device, std::size_t bytes) = 0;  // queue context
+  // A host range is about to be copied to and from this space for a while (attach) / no longer.
+  virtual void host_range_attached(void* /*host*/, std::size_t /*bytes*/) {}
+  virtual void host_range_detached(void* /*host*/, std::size_t /*bytes*/) {}
+};
+
+// Runs tasks in FIFO order. Tickets number the tasks from 1.
+class Queue {
+ public:
+  using Task = std::function<void()>;
+  virtual ~Queue() = default;
+  virtual std::uint64_t submit(Task task) = 0;
+  virtual std::uint64_t last_ticket() const = 0;
+  // Returns once the task with this ticket, and every task before it, has finished.
+  virtual void wait(std::uint64_t ticket) = 0;
+  // The first failure since the last call, with the number of failed tasks; null if none.
+  virtual std::exception_ptr take_error(std::uint64_t& failures) = 0;
+  // Called by the owner before the queue thread's first task (e.g. to pin it).
+  virtual void start(std::function<void()> on_thread_start) = 0;
+};
+
+struct DeviceParts {
+  std::unique_ptr<ExecutionModel> exec;
+  std::unique_ptr<MemorySpace> memory;
+  std::unique_ptr<Queue> queue;
+};
+
+// A device kind: builds the parts for a spec, or throws (UsageError for bad specs, DeviceError for
+// devices that are absent or fail).
+using KindFactory = DeviceParts (*)(const DeviceSpec&);
+void register_kind(const std::string& kind, KindFactory factory);
+KindFactory find_kind(const std::string& kind);  // null when no such kind is built
+std::string registered_kinds();                  // "cpu, cuda, offload"
+void register_builtin_kinds();                   // src/backends.cpp: the kinds this build has
+
+}  // namespace ctrl::detail

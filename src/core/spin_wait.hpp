@@ -1,0 +1,59 @@
+// Spin-then-park waiting: a waiter spins briefly (launch latency stays near an OpenMP barrier's)
+// and then sleeps on a condition variable, so idle controllers cost no CPU. notify() takes no
+// lock unless someone sleeps.
+#pragma once
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace ctrl::detail {
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+class SpinWait {
+ public:
+  // Busy spinning catches a partner running on another core; a periodic yield lets a partner
+  // that shares this core (an oversubscribed machine) run; after that the waiter parks.
+  static constexpr int yield_every = 64;
+  static constexpr int default_spins = 4000;
+
+  // Waits until pred() holds. pred must read the state with sequentially consistent atomics, and
+  // the notifier must store it the same way before calling notify().
+  template <class Pred>
+  void wait(Pred pred, int spins = default_spins) {
+    for (int i = 0; i < spins; ++i) {
+      if (pred()) return;
+      if (i % yield_every == yield_every - 1) std::this_thread::yield();
+      else cpu_relax();
+    }
+    std::unique_lock lock(mutex_);
+    sleepers_.fetch_add(1);
+    while (!pred()) cv_.wait(lock);
+    sleepers_.fetch_sub(1);
+  }
+
+  void notify() {
+    if (sleepers_.load() > 0) {
+      std::lock_guard lock(mutex_);
+      cv_.notify_all();
+    }
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::atomic<int> sleepers_{0};
+};
+
+}  // namespace ctrl::detail

@@ -1,0 +1,42 @@
+// The CPU execution model: a launch's index space is split into coarse contiguous blocks of rows,
+// one per pinned worker (controllers.txt §4.5). Library variants run once, on worker 0, and may
+// fan out over the workers through CpuContext.
+#pragma once
+#include "../core/device.hpp"
+#include "worker_pool.hpp"
+
+#include <ctrl/cpu/context.hpp>
+
+namespace ctrl::detail {
+
+class CpuExecution final : public ExecutionModel, public CpuContext {
+ public:
+  explicit CpuExecution(std::vector<int> cores) : pool_(std::move(cores)) {}
+
+  Family family() const override { return Family::cpu; }
+  std::string describe() const override;
+  void bind_queue_thread() override { pool_.bind_caller(); }
+  void run(const LaunchBody& body, Variant v, const Threads& space, void* const* ptrs) override;
+
+  int workers() const override { return pool_.size(); }
+  const std::vector<int>& cores() const override { return pool_.cores(); }
+  void parallel_for(index_t n, const std::function<void(index_t, index_t, int)>& fn) override;
+
+ private:
+  WorkerPool pool_;
+};
+
+// The host's own memory, used in place: a shared-memory communication model.
+class HostSharedMemory final : public MemorySpace {
+ public:
+  bool shared_with_host() const override { return true; }
+  std::string describe() const override { return "memory shared with the host"; }
+  void* allocate(std::size_t bytes) override;
+  void release(void* p) override;
+  void copy_in(void*, const void*, std::size_t) override {}
+  void copy_out(void*, const void*, std::size_t) override {}
+};
+
+DeviceParts make_cpu_kind(const DeviceSpec& spec);
+
+}  // namespace ctrl::detail
