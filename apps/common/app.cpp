@@ -1,0 +1,512 @@
+#include "common/app.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <new>
+#include <set>
+
+namespace apps {
+
+namespace fs = std::filesystem;
+
+// ---- Inputs ------------------------------------------------------------------------------------
+
+void Inputs::add(std::string name, std::string origin, Array array) {
+  entries_.push_back({std::move(name), std::move(origin), std::move(array)});
+}
+
+const Inputs::Entry& Inputs::find(std::string_view name) const {
+  for (const auto& e : entries_)
+    if (e.name == name) return e;
+  throw std::logic_error(fmt::format("no input named '{}'", name));
+}
+
+const Array& Inputs::operator[](std::string_view name) const { return find(name).array; }
+const std::string& Inputs::origin(std::string_view name) const { return find(name).origin; }
+
+std::string shape_str(const Shape& shape) {
+  if (shape.empty()) return "scalar";
+  std::string s;
+  for (std::size_t d = 0; d < shape.size(); ++d) s += fmt::format("{}{}", d ? "x" : "", shape[d]);
+  return s;
+}
+
+namespace {
+std::string shape_repr(const Shape& shape) { return ctrl::npy::detail::shape_repr(shape); }
+}  // namespace
+
+void require_rank(const Inputs& in, std::string_view name, std::size_t rank) {
+  const Shape& s = in.shape(name);
+  if (s.size() != rank) {
+    throw BadInput(fmt::format("{}: input '{}' must be a {}-D array, but its shape is {}", in.origin(name), name, rank,
+                               shape_repr(s)));
+  }
+  if (std::find(s.begin(), s.end(), std::size_t{0}) != s.end()) {
+    throw BadInput(fmt::format("{}: input '{}' is empty (shape {})", in.origin(name), name, shape_repr(s)));
+  }
+}
+
+void require_same_shape(const Inputs& in, std::string_view name, std::string_view like) {
+  if (in.shape(name) != in.shape(like)) {
+    throw BadInput(fmt::format("{}: input '{}' has shape {}, but input '{}' ({}) has shape {}; they must be equal",
+                               in.origin(name), name, shape_repr(in.shape(name)), like, in.origin(like),
+                               shape_repr(in.shape(like))));
+  }
+}
+
+void require_positive(const Inputs& in, std::string_view name, std::string_view what) {
+  const auto& data = in[name].data;
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    if (!(std::isfinite(data[i]) && data[i] > 0)) {
+      throw BadInput(fmt::format("{}: input '{}' holds {}, which must be finite and positive, but element {} is {}",
+                                 in.origin(name), name, what, i, data[i]));
+    }
+  }
+}
+
+// ---- --check -----------------------------------------------------------------------------------
+
+namespace {
+Verdict compare_impl(std::string_view name, std::span<const float> out, std::span<const double> ref,
+                     const std::function<double(std::size_t)>& bound) {
+  Verdict v;
+  if (out.size() != ref.size()) {
+    v.ok = false;
+    v.max_error = std::numeric_limits<double>::infinity();
+    v.detail = fmt::format("output '{}' has {} elements, the reference {}", name, out.size(), ref.size());
+    return v;
+  }
+  std::size_t worst = 0, bad = out.size();
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const double err = std::abs(static_cast<double>(out[i]) - ref[i]);
+    if (!(err <= bound(i))) {  // NaN fails
+      if (bad == out.size()) bad = i;
+    }
+    if (std::isnan(err)) {
+      v.max_error = std::numeric_limits<double>::quiet_NaN();
+      worst = i;
+    } else if (!std::isnan(v.max_error) && err > v.max_error) {
+      v.max_error = err;
+      worst = i;
+    }
+  }
+  v.ok = bad == out.size();
+  const std::size_t at = v.ok ? worst : bad;
+  if (!out.empty()) {
+    v.detail = fmt::format("output '{}' element {}: {} against {} (tolerance {:.3g})", name, at, out[at], ref[at],
+                           bound(at));
+  }
+  return v;
+}
+}  // namespace
+
+Verdict compare(std::string_view name, std::span<const float> out, std::span<const double> ref, double atol,
+                double rtol) {
+  return compare_impl(name, out, ref, [&](std::size_t i) { return atol + rtol * std::abs(ref[i]); });
+}
+
+Verdict compare_bounded(std::string_view name, std::span<const float> out, std::span<const double> ref,
+                        std::span<const double> bound) {
+  return compare_impl(name, out, ref, [&](std::size_t i) { return i < bound.size() ? bound[i] : 0.0; });
+}
+
+Verdict combine(const std::vector<Verdict>& verdicts) {
+  Verdict all;
+  bool first_failure = true;
+  for (const auto& v : verdicts) {
+    if (std::isnan(v.max_error) || v.max_error > all.max_error) all.max_error = v.max_error;
+    if (!v.ok && first_failure) {
+      all.ok = false;
+      all.detail = v.detail;
+      first_failure = false;
+    }
+    if (all.ok && all.detail.empty()) all.detail = v.detail;
+  }
+  return all;
+}
+
+// ---- random inputs -----------------------------------------------------------------------------
+
+namespace {
+constexpr std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+}  // namespace
+
+void fill_uniform(std::span<float> out, std::uint64_t seed, std::uint64_t stream, float lo, float hi) {
+  const std::uint64_t key = splitmix64(seed ^ splitmix64(stream + 0x632BE59BD9B4E019ULL));
+  const float width = hi - lo;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const float u = static_cast<float>(splitmix64(key + i) >> 40) * 0x1p-24F;  // [0, 1), 24 bits
+    const float v = lo + width * u;
+    out[i] = v < hi ? v : lo;  // rounding may reach hi
+  }
+}
+
+Array uniform_array(Shape shape, std::uint64_t seed, std::uint64_t stream, float lo, float hi) {
+  Array a;
+  std::size_t n = 1;
+  for (std::size_t e : shape) n *= e;
+  a.shape = std::move(shape);
+  a.data.resize(n);
+  fill_uniform(a.data, seed, stream, lo, hi);
+  return a;
+}
+
+// ---- Session -----------------------------------------------------------------------------------
+
+Session::Session(const Problem& problem, Flavor flavor, Options options, ctrl::DeviceSpec device,
+                 std::vector<int> cores, Inputs inputs)
+    : problem_(problem), flavor_(flavor), options_(std::move(options)), device_(std::move(device)),
+      cores_(std::move(cores)), inputs_(std::move(inputs)), outputs_(problem.outputs.size()),
+      have_output_(problem.outputs.size(), false) {}
+
+void Session::measure(const std::function<void()>& setup, const std::function<void()>& body) {
+  for (int r = 0; r < options_.repeat; ++r) {
+    if (setup) setup();
+    const auto t0 = std::chrono::steady_clock::now();
+    body();
+    const auto t1 = std::chrono::steady_clock::now();
+    times_.push_back(std::chrono::duration<double>(t1 - t0).count());
+  }
+}
+
+void Session::output(std::string_view name, std::span<const float> data, Shape shape) {
+  const auto it = std::find(problem_.outputs.begin(), problem_.outputs.end(), name);
+  if (it == problem_.outputs.end()) throw std::logic_error(fmt::format("no output named '{}'", name));
+  const auto i = static_cast<std::size_t>(it - problem_.outputs.begin());
+  outputs_[i].shape = std::move(shape);
+  outputs_[i].data.assign(data.begin(), data.end());
+  have_output_[i] = true;
+}
+
+std::vector<Array> Session::take_outputs() {
+  for (std::size_t i = 0; i < outputs_.size(); ++i) {
+    if (!have_output_[i]) throw std::logic_error(fmt::format("the program produced no output '{}'", problem_.outputs[i]));
+  }
+  return std::move(outputs_);
+}
+
+double checksum(const std::vector<Array>& outputs) {
+  double sum = 0;
+  for (const auto& a : outputs)
+    for (float v : a.data) sum += v;
+  return sum;
+}
+
+// ---- cores for native twins --------------------------------------------------------------------
+
+std::vector<int> native_cores(const ctrl::DeviceSpec& device, std::string* note) {
+  std::vector<int> usable;
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  const long configured = sysconf(_SC_NPROCESSORS_CONF);
+  const int existing = configured > 0 ? static_cast<int>(configured) : 1;
+  if (sched_getaffinity(0, sizeof mask, &mask) == 0) {
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &mask)) usable.push_back(c);
+  } else {
+    for (int c = 0; c < existing; ++c) usable.push_back(c);
+  }
+  if (device.kind != "cpu" && device.kind != "offload") {
+    if (note) {
+      *note = fmt::format("the OpenMP twin runs on CPU cores: ignoring device '{}', using cores {}", device.str(),
+                          ctrl::format_cores(usable));
+    }
+    return usable;
+  }
+  if (device.cores.empty()) {
+    if (device.count == 0) return usable;
+    if (static_cast<std::size_t>(device.count) > usable.size()) {
+      throw BadInput(fmt::format("--device {}: asks for {} cores but this process may use {} ({})", device.str(),
+                                 device.count, usable.size(), ctrl::format_cores(usable)));
+    }
+    return {usable.begin(), usable.begin() + device.count};
+  }
+  std::vector<int> missing, forbidden;
+  for (int c : device.cores) {
+    if (c >= existing) missing.push_back(c);
+    else if (std::find(usable.begin(), usable.end(), c) == usable.end()) forbidden.push_back(c);
+  }
+  if (!missing.empty()) {
+    throw BadInput(fmt::format("--device {}: {} {} not exist on this machine (it has cores 0-{})", device.str(),
+                               missing.size() == 1 ? "core" : "cores",
+                               ctrl::format_cores(missing) + (missing.size() == 1 ? " does" : " do"), existing - 1));
+  }
+  if (!forbidden.empty()) {
+    throw BadInput(fmt::format("--device {}: {} {} not available to this process (its affinity allows {})",
+                               device.str(), forbidden.size() == 1 ? "core" : "cores",
+                               ctrl::format_cores(forbidden) + (forbidden.size() == 1 ? " is" : " are"),
+                               ctrl::format_cores(usable)));
+  }
+  return device.cores;
+}
+
+// ---- run ---------------------------------------------------------------------------------------
+
+namespace {
+
+class CliOptions final : public OptionSink {
+ public:
+  explicit CliOptions(CLI::App& app) : app_(app) {}
+  void add(const std::string& flag, int& value, const std::string& help, int min_value) override {
+    app_.add_option(flag, value, help)->capture_default_str()->check(CLI::Range(min_value, std::numeric_limits<int>::max()));
+  }
+  void add(const std::string& flag, double& value, const std::string& help) override {
+    app_.add_option(flag, value, help)->capture_default_str();
+  }
+  void add_choice(const std::string& flag, std::string& value, const std::vector<std::string>& choices,
+                  const std::string& help) override {
+    app_.add_option(flag, value, help)->capture_default_str()->check(CLI::IsMember(choices));
+  }
+
+ private:
+  CLI::App& app_;
+};
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& e : v) s += (s.empty() ? "" : ", ") + e;
+  return s;
+}
+
+// NAME=PATH pairs, checked against the problem's names.
+std::vector<std::pair<std::string, std::string>> name_paths(const std::vector<std::string>& args, const char* flag,
+                                                            const std::vector<std::string>& names,
+                                                            const std::string& program) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  std::set<std::string> seen;
+  for (const auto& a : args) {
+    const auto eq = a.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == a.size()) {
+      throw BadInput(fmt::format("{} '{}': expected NAME=PATH ({}'s names: {})", flag, a, program, join(names)));
+    }
+    std::string name = a.substr(0, eq), path = a.substr(eq + 1);
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      throw BadInput(fmt::format("{} {}: {} has no {} named '{}' (it has: {})", flag, a, program,
+                                 std::string_view(flag) == "--in" ? "input" : "output", name, join(names)));
+    }
+    if (!seen.insert(name).second) throw BadInput(fmt::format("{} {}: '{}' is given twice", flag, a, name));
+    pairs.emplace_back(std::move(name), std::move(path));
+  }
+  return pairs;
+}
+
+void check_output_path(const std::string& name, const std::string& path) {
+  const fs::path p(path);
+  fs::path dir = p.parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  if (fs::is_directory(p, ec)) throw BadInput(fmt::format("{}: output '{}' names a directory", path, name));
+  if (!fs::is_directory(dir, ec)) {
+    throw BadInput(fmt::format("{}: cannot write output '{}': directory '{}' does not exist", path, name, dir.string()));
+  }
+  if (access(dir.c_str(), W_OK | X_OK) != 0) {
+    throw BadInput(fmt::format("{}: cannot write output '{}': directory '{}' is not writable", path, name, dir.string()));
+  }
+}
+
+Array load_input(const std::string& name, const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw BadInput(fmt::format("{}: no such file (input '{}')", path, name));
+  if (fs::is_directory(path, ec)) throw BadInput(fmt::format("{}: is a directory, not a .npy file (input '{}')", path, name));
+  try {
+    return ctrl::npy::load<float>(path);
+  } catch (const ctrl::UsageError& e) {
+    throw BadInput(fmt::format("{} (input '{}'; the case studies read float32 arrays in C order)", e.what(), name));
+  } catch (const ctrl::Error& e) {
+    throw BadInput(fmt::format("{} (input '{}')", e.what(), name));
+  }
+}
+
+std::string ms(double seconds) { return fmt::format("{:.3f} ms", seconds * 1e3); }
+
+}  // namespace
+
+int run(const Problem& problem, Flavor flavor, int argc, char** argv, const Body& body) {
+  const std::string program = problem.name + (flavor == Flavor::native ? "_native" : "");
+  Options opt;
+  std::vector<std::string> in_args, out_args;
+  CLI::App cli{flavor == Flavor::ctrl ? problem.summary
+                                      : problem.summary + " (the plain-OpenMP twin of the ctrl program, for comparison)",
+               program};
+  cli.add_option("--device", opt.device,
+                 flavor == Flavor::ctrl ? "the device: cpu (all cores), cpu:0-3 (those cores), cuda:0"
+                                        : "the cores to run on: cpu (all cores), cpu:0-3; other devices are ignored")
+      ->capture_default_str();
+  cli.add_option("--in", in_args, "an input as NAME=PATH to a float32 .npy file (" + join(problem.inputs) + ")")
+      ->type_name("NAME=PATH");
+  cli.add_option("--out", out_args, "write an output as NAME=PATH (" + join(problem.outputs) + ")")
+      ->type_name("NAME=PATH");
+  cli.add_option("--size", opt.size, "the size of random inputs (without --in): " + problem.size_help)
+      ->expected(static_cast<int>(problem.min_size_args), static_cast<int>(problem.max_size_args));
+  cli.add_option("--seed", opt.seed, "the seed of random inputs")->capture_default_str();
+  cli.add_option("--repeat", opt.repeat, "run the computation this many times; the best time is reported")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cli.add_flag("--check", opt.check, "compare the outputs with a simple reference computation");
+  cli.add_flag("--quiet", opt.quiet, "print only the result line");
+  CliOptions extra(cli);
+  if (problem.add_options) problem.add_options(extra);
+
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = cli.exit(e);
+    return rc == 0 ? exit_ok : exit_bad_input;
+  }
+
+  const auto fail = [&](const std::exception& e, int code) {
+    std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
+    std::fflush(stderr);
+    return code;
+  };
+
+  // Everything up to the body is about arguments and input: failures exit 2.
+  std::unique_ptr<Session> session;
+  try {
+    if (problem.check_options) problem.check_options();
+    ctrl::DeviceSpec device;
+    try {
+      device = ctrl::parse_device(opt.device);
+    } catch (const ctrl::UsageError& e) {
+      throw BadInput(fmt::format("--device: {}", e.what()));
+    }
+    std::vector<int> cores;
+    if (flavor == Flavor::native) {
+      std::string note;
+      cores = native_cores(device, &note);
+      if (!note.empty() && !opt.quiet) std::fprintf(stderr, "%s: note: %s\n", program.c_str(), note.c_str());
+    }
+    opt.in = name_paths(in_args, "--in", problem.inputs, program);
+    opt.out = name_paths(out_args, "--out", problem.outputs, program);
+    for (const auto& [name, path] : opt.out) check_output_path(name, path);
+
+    Inputs inputs;
+    if (!opt.in.empty()) {
+      if (!opt.size.empty()) throw BadInput("--size makes random inputs and cannot be combined with --in");
+      for (const auto& name : problem.inputs) {
+        const auto it = std::find_if(opt.in.begin(), opt.in.end(), [&](const auto& p) { return p.first == name; });
+        if (it == opt.in.end()) {
+          throw BadInput(fmt::format("no --in {}=PATH: with --in, every input must be given ({})", name,
+                                     join(problem.inputs)));
+        }
+      }
+      // Read every file before checking any shape, so that a broken file is reported as such.
+      for (const auto& name : problem.inputs) {
+        const auto it = std::find_if(opt.in.begin(), opt.in.end(), [&](const auto& p) { return p.first == name; });
+        inputs.add(name, it->second, load_input(name, it->second));
+      }
+    } else {
+      std::vector<std::int64_t> size = opt.size.empty() ? problem.default_size : opt.size;
+      if (size.size() < problem.min_size_args || size.size() > problem.max_size_args) {
+        throw BadInput(fmt::format("--size takes {} to {} numbers for {}: {}", problem.min_size_args,
+                                   problem.max_size_args, problem.name, problem.size_help));
+      }
+      for (auto s : size) {
+        if (s < 1) throw BadInput(fmt::format("--size: {} is not a positive size", s));
+      }
+      auto arrays = problem.generate(size, opt.seed);
+      for (std::size_t i = 0; i < problem.inputs.size(); ++i) {
+        inputs.add(problem.inputs[i], fmt::format("generated input '{}'", problem.inputs[i]), std::move(arrays.at(i)));
+      }
+    }
+    problem.check_inputs(inputs);
+    session = std::make_unique<Session>(problem, flavor, opt, device, std::move(cores), std::move(inputs));
+  } catch (const BadInput& e) {
+    return fail(e, exit_bad_input);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "%s: error: out of memory while preparing the inputs\n", program.c_str());
+    return exit_failure;
+  } catch (const std::exception& e) {
+    return fail(e, exit_failure);
+  }
+
+  // The computation: bad usage found only now (e.g. a --device whose cores do not exist, found
+  // by the controller) still exits 2; device and kernel failures exit 1.
+  std::vector<Array> outputs;
+  try {
+    body(*session);
+    outputs = session->take_outputs();
+    if (session->times().empty()) throw std::logic_error("the program timed nothing");
+  } catch (const BadInput& e) {
+    return fail(e, exit_bad_input);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "%s: error: out of memory\n", program.c_str());
+    return exit_failure;
+  } catch (const std::exception& e) {
+    return fail(e, exit_failure);
+  }
+
+  Verdict verdict;
+  if (opt.check) {
+    try {
+      verdict = problem.verify(session->inputs(), outputs);
+    } catch (const std::exception& e) {
+      return fail(e, exit_failure);
+    }
+  }
+
+  const auto& times = session->times();
+  const double best = *std::min_element(times.begin(), times.end());
+  double mean = 0;
+  for (double t : times) mean += t;
+  mean /= static_cast<double>(times.size());
+  const double sum = checksum(outputs);
+  std::string shapes;
+  for (const auto& name : problem.inputs) {
+    shapes += fmt::format("{}{}:{}", shapes.empty() ? "" : ",", name, shape_str(session->inputs().shape(name)));
+  }
+  const std::string params = problem.parameters ? problem.parameters() : std::string();
+  const std::string device_text = flavor == Flavor::native ? fmt::format("cpu:{}", ctrl::format_cores(session->cores()))
+                                                           : session->device().str();
+
+  if (!opt.quiet) {
+    std::string where = session->where().empty() ? device_text : session->where();
+    std::string timing = opt.repeat == 1 ? ms(best) : fmt::format("{} (best of {}; mean {})", ms(best), opt.repeat, ms(mean));
+    std::printf("%s: %s%s%s on %s: %s, checksum %.10g\n", program.c_str(),
+                shape_str(session->inputs().shape(problem.inputs.front())).c_str(), params.empty() ? "" : " ",
+                params.c_str(), where.c_str(), timing.c_str(), sum);
+    if (opt.check) {
+      std::printf("%s: check %s: max |error| %.3g against the reference (%s)\n", program.c_str(),
+                  verdict.ok ? "passed" : "FAILED", verdict.max_error, verdict.detail.c_str());
+    }
+  }
+  std::printf("time_s=%.9f checksum=%.17g program=%s flavor=%s device=%s inputs=%s%s%s repeat=%d time_mean_s=%.9f%s\n",
+              best, sum, problem.name.c_str(), flavor == Flavor::ctrl ? "ctrl" : "native", device_text.c_str(),
+              shapes.c_str(), params.empty() ? "" : " ", params.c_str(), opt.repeat, mean,
+              opt.check ? (verdict.ok ? " check=passed" : " check=failed") : "");
+  std::fflush(stdout);
+
+  if (opt.check && !verdict.ok) {
+    std::fprintf(stderr, "%s: error: --check failed: %s; no output written\n", program.c_str(), verdict.detail.c_str());
+    return exit_failure;
+  }
+
+  for (const auto& [name, path] : opt.out) {
+    const auto i = static_cast<std::size_t>(std::find(problem.outputs.begin(), problem.outputs.end(), name) -
+                                            problem.outputs.begin());
+    try {
+      ctrl::npy::save<float>(path, std::span<const float>(outputs[i].data), std::span<const std::size_t>(outputs[i].shape));
+    } catch (const std::exception& e) {
+      return fail(e, exit_failure);
+    }
+  }
+  return exit_ok;
+}
+
+}  // namespace apps
