@@ -1,0 +1,12 @@
+// Workload distribution for time and energy (papers/hepopta.txt): profiles, HPOPTA, HEPOPTA,
+// HTPOPTA, the load-balanced distribution and the brute-force reference. See docs/partition.md.
+#pragma once
+#include <ctrl/partition/brute_force.hpp>
+#include <ctrl/partition/front.hpp>
+#include <ctrl/partition/hepopta_paper.hpp>
+#include <ctrl/partition/hpopta.hpp>
+#include <ctrl/partition/load_balanced.hpp>
+#include <ctrl/partition/pareto.hpp>
+#include <ctrl/partition/pareto_dp.hpp>
+#include <ctrl/partition/profile.hpp>
+#include <ctrl/partition/profile_csv.hpp>

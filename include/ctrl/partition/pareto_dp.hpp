@@ -1,0 +1,43 @@
+// The fast exact method for HEPOPT: a dynamic programme over processors whose state, for every
+// partial workload w, is the Pareto set of (parallel time, dynamic energy) of the first k
+// processors. See docs/partition.md for the algorithm, its bounds and its cost.
+//
+// In short, processor k is merged by a sweep over the distinct times in increasing order: when the
+// sweep reaches a time, the items of processor k with that time become usable and the partial
+// fronts of processors 0..k-1 that improve at that time are combined with every usable item. A
+// target's energy only ever decreases during the sweep, so each decrease is a new Pareto point,
+// already in time order: no sorting, and the inner loops are contiguous min-updates. Points are
+// dropped when no completion can reach the front: completions are never faster than the least
+// time of the remaining processors (times below it are merged), never beyond the time of an
+// energy-optimal distribution, and never cheaper than exact lower bounds on the remaining
+// processors' energy computed at a few time thresholds ("probes"), compared with the energies
+// those probes achieve. Parent pointers (8 bytes a point) give the distributions back.
+#pragma once
+#include <ctrl/partition/front.hpp>
+#include <ctrl/partition/profile.hpp>
+
+#include <cstddef>
+
+namespace ctrl::partition {
+
+struct DpOptions {
+  unsigned threads = 0;  // 0: the hardware's, at most 8 (small instances always use one)
+  int probes = 32;       // time thresholds for the energy bounds; 0 turns those bounds off
+};
+
+// What one run did, for benchmarks and tests.
+struct DpStats {
+  std::size_t states = 0;       // partial Pareto points kept, summed over the processors
+  std::size_t probes = 0;       // thresholds used
+  unsigned threads = 1;         // threads used by the sweep
+  std::size_t table_bytes = 0;  // largest memory held by the programme's tables at once
+  double bound_seconds = 0.0;   // time-optimal and energy-optimal solutions, probes
+  double sweep_seconds = 0.0;   // the Pareto sweep and the distributions
+};
+
+// The exact (time, dynamic energy) Pareto front; empty when the workload cannot be split.
+// Throws ctrl::UsageError for an empty profile or a workload that is not positive.
+Front pareto_front_dp(const Profile& profile, Size workload, const DpOptions& options = {},
+                      DpStats* stats = nullptr);
+
+}  // namespace ctrl::partition

@@ -1,0 +1,32 @@
+// Private: the single-objective dynamic programmes over processors that HPOPTA, the bounds of
+// the Pareto dynamic programme and the load-balanced search are built on. Each is O(p * m * n)
+// with contiguous inner loops that the compiler vectorises.
+#pragma once
+#include "instance.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace ctrl::partition::detail {
+
+// tau[k * (n + 1) + r], k = 0..p: the least parallel time that gives workload r to processors
+// k..p-1 (0 for r = 0 at k = p; inf where impossible). With allow_zero false every processor
+// must get a non-zero size.
+std::vector<double> suffix_min_max_time(const Instance& in, bool allow_zero = true);
+
+// out[k * (n + 1) + r], k = 0..p: the least dynamic energy that gives workload r to processors
+// k..p-1 using only items with time <= tlimit and energy <= elimit (inf where impossible).
+// `out` must hold (p + 1) * (n + 1) doubles.
+void suffix_min_energy(const Instance& in, double tlimit, double elimit, double* out);
+
+// The parts (normalised) of a distribution of least dynamic energy, summed in processor order,
+// among those whose items have time <= tlimit and energy <= elimit; nullopt when none exists.
+std::optional<std::vector<std::int32_t>> min_energy_parts(const Instance& in, double tlimit, double elimit,
+                                                          bool allow_zero = true);
+
+// The parts of a time-optimal distribution with the least dynamic energy among the time-optimal
+// ones (times that are the same to 1e-12 count as equal); nullopt when none exists.
+std::optional<std::vector<std::int32_t>> time_optimal_parts(const Instance& in, bool allow_zero = true);
+
+}  // namespace ctrl::partition::detail

@@ -1,0 +1,178 @@
+#include <ctrl/errors.hpp>
+#include <ctrl/partition/profile_csv.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+namespace ctrl::partition {
+
+namespace {
+
+class Reader {
+ public:
+  explicit Reader(std::string source) : source_(std::move(source)) {}
+
+  [[noreturn]] void fail(std::size_t line, const std::string& what) const {
+    throw UsageError(source_ + ":" + std::to_string(line) + ": " + what);
+  }
+  [[noreturn]] void fail(const std::string& what) const { throw UsageError(source_ + ": " + what); }
+
+  // Splits one line into fields (RFC 4180 quoting within the line).
+  std::vector<std::string> split(std::string_view text, std::size_t line) const {
+    std::vector<std::string> fields(1);
+    bool quoted = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      const char c = text[i];
+      if (quoted) {
+        if (c != '"') {
+          fields.back() += c;
+        } else if (i + 1 < text.size() && text[i + 1] == '"') {
+          fields.back() += '"';
+          ++i;
+        } else {
+          quoted = false;
+        }
+      } else if (c == '"') {
+        quoted = true;
+      } else if (c == ',') {
+        fields.emplace_back();
+      } else {
+        fields.back() += c;
+      }
+    }
+    if (quoted) fail(line, "a quoted field is not closed");
+    for (std::string& f : fields) f = trim(f);
+    return fields;
+  }
+
+  static std::string trim(std::string_view s) {
+    const auto space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+    while (!s.empty() && space(s.front())) s.remove_prefix(1);
+    while (!s.empty() && space(s.back())) s.remove_suffix(1);
+    return std::string(s);
+  }
+
+  static std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+  }
+
+  Size parse_size(const std::string& f, std::size_t line) const {
+    const bool digits = !f.empty() && std::all_of(f.begin(), f.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!digits) {
+      double v = 0;
+      const auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
+      if (f.empty() || ec != std::errc() || end != f.data() + f.size())
+        fail(line, "non-numeric size '" + f + "'");
+      fail(line, "the size must be a positive integer, not '" + f + "'");
+    }
+    Size v = 0;
+    const auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
+    if (ec != std::errc() || end != f.data() + f.size()) fail(line, "the size '" + f + "' is too large");
+    if (v <= 0) fail(line, "the size must be a positive integer, not '" + f + "'");
+    return v;
+  }
+
+  double parse_value(const std::string& f, const char* what, std::size_t line) const {
+    double v = 0;
+    const auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
+    if (f.empty() || end != f.data() + f.size() || (ec != std::errc() && ec != std::errc::result_out_of_range))
+      fail(line, std::string("non-numeric ") + what + " '" + f + "'");
+    if (ec == std::errc::result_out_of_range || !std::isfinite(v))
+      fail(line, std::string("the ") + what + " must be finite, not '" + f + "'");
+    if (v < 0) fail(line, std::string("the ") + what + " must not be negative, not '" + f + "'");
+    return v;
+  }
+
+  Profile parse(std::string_view text) const {
+    if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+    static constexpr std::array<const char*, 4> required{"processor", "size", "time", "energy"};
+    std::array<std::size_t, 4> col{};
+    std::size_t columns = 0;
+    bool header = false;
+    std::vector<std::string> names;
+    std::vector<std::vector<ProfilePoint>> points;
+    std::map<std::pair<std::size_t, Size>, std::size_t> seen;  // (processor, size) -> line
+    std::size_t rows = 0, line = 0;
+    while (!text.empty()) {
+      ++line;
+      const std::size_t eol = text.find('\n');
+      std::string_view raw = text.substr(0, eol);
+      text.remove_prefix(eol == std::string_view::npos ? text.size() : eol + 1);
+      if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
+      if (trim(raw).empty()) continue;
+      const std::vector<std::string> fields = split(raw, line);
+      if (!header) {
+        header = true;
+        columns = fields.size();
+        for (std::size_t r = 0; r < required.size(); ++r) {
+          std::size_t found = columns;
+          for (std::size_t c = 0; c < columns; ++c) {
+            if (lower(fields[c]) != required[r]) continue;
+            if (found != columns) fail(line, std::string("the column '") + required[r] + "' appears twice in the header");
+            found = c;
+          }
+          if (found == columns)
+            fail(line, std::string("missing column '") + required[r] +
+                           "': the header must name the columns processor, size, time and energy");
+          col[r] = found;
+        }
+        continue;
+      }
+      if (fields.size() != columns)
+        fail(line, "ragged row: " + std::to_string(fields.size()) + " fields where the header has " + std::to_string(columns));
+      const std::string& name = fields[col[0]];
+      if (name.empty()) fail(line, "empty processor name");
+      const Size size = parse_size(fields[col[1]], line);
+      const double time = parse_value(fields[col[2]], "time", line);
+      const double energy = parse_value(fields[col[3]], "energy", line);
+      const std::size_t proc = static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
+      if (proc == names.size()) {
+        names.push_back(name);
+        points.emplace_back();
+      }
+      const auto [it, fresh] = seen.emplace(std::make_pair(proc, size), line);
+      if (!fresh)
+        fail(line, "processor '" + name + "' has size " + std::to_string(size) + " twice (first on line " +
+                       std::to_string(it->second) + ")");
+      points[proc].push_back(ProfilePoint{size, time, energy});
+      ++rows;
+    }
+    if (!header) fail("the file is empty: a header row naming processor, size, time and energy is needed");
+    if (rows == 0) fail("no data rows after the header");
+    std::vector<ProcessorProfile> procs;
+    for (std::size_t i = 0; i < names.size(); ++i) procs.emplace_back(names[i], std::move(points[i]));
+    return Profile(std::move(procs));
+  }
+
+ private:
+  std::string source_;
+};
+
+}  // namespace
+
+Profile parse_profile_csv(std::string_view text, const std::string& source) { return Reader(source).parse(text); }
+
+Profile read_profile_csv(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw UsageError(path + ": is a directory, not a CSV file");
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw UsageError(path + ": cannot open: " + std::strerror(errno));
+  std::ostringstream text;
+  text << file.rdbuf();
+  if (file.bad()) throw UsageError(path + ": cannot read: " + std::strerror(errno));
+  return parse_profile_csv(text.str(), path);
+}
+
+}  // namespace ctrl::partition
