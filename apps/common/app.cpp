@@ -42,6 +42,14 @@ std::string shape_str(const Shape& shape) {
   return s;
 }
 
+std::string number(double v) {
+  for (int digits = 1; digits < 17; ++digits) {
+    const std::string s = fmt::format("{:.{}g}", v, digits);
+    if (std::stod(s) == v) return s;
+  }
+  return fmt::format("{:.17g}", v);
+}
+
 namespace {
 std::string shape_repr(const Shape& shape) { return ctrl::npy::detail::shape_repr(shape); }
 }  // namespace

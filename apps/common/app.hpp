@@ -85,6 +85,8 @@ void require_positive(const Inputs& in, std::string_view name, std::string_view 
 
 // "37x53" for messages and the result line.
 std::string shape_str(const Shape& shape);
+// A parameter for the result line: the shortest text that reads back as the same double.
+std::string number(double v);
 
 // What --check found.
 struct Verdict {

@@ -1,0 +1,35 @@
+// matmul on a ctrl controller: a (m x k), b (k x n) -> c, with the generic kernel or the OpenBLAS
+// variant (--variant generic|blas). See docs/case-studies.md.
+#include "common/app.hpp"
+#include "matmul/matmul_kernels.hpp"
+#include "matmul/matmul_problem.hpp"
+
+#include <ctrl/ctrl.hpp>
+
+#include <algorithm>
+
+int main(int argc, char** argv) {
+  apps::MatMulParams params;
+  const apps::Problem problem = apps::matmul_problem(params);
+  return apps::run(problem, apps::Flavor::ctrl, argc, argv, [&](apps::Session& s) {
+    const apps::Array& a = s.input("a");
+    const apps::Array& b = s.input("b");
+    const auto m = static_cast<ctrl::index_t>(a.shape[0]), k = static_cast<ctrl::index_t>(a.shape[1]),
+               n = static_cast<ctrl::index_t>(b.shape[1]);
+    ctrl::Tile<float, 2> A({m, k}, "a"), B({k, n}, "b"), C({m, n}, "c");
+    std::copy(a.data.begin(), a.data.end(), A.data());
+    std::copy(b.data.begin(), b.data.end(), B.data());
+    C.fill(0.0F);  // touch the output's pages outside the timing, as the twin's std::vector does
+    const ctrl::Variant variant = params.variant == "blas" ? ctrl::Variant::library : ctrl::Variant::generic;
+    if (variant == ctrl::Variant::library) apps::blas_single_threaded();  // not inside the timing
+
+    ctrl::Controller ctl{s.device()};
+    s.set_where(ctl.name() + " (" + ctl.description() + ")");
+    s.measure([&] {
+      ctl.attach(A, B, C);
+      ctl.launch<apps::MatMul>(variant, ctrl::Threads(m, n), C, A, B);
+      ctl.detach(A, B, C);
+    });
+    s.output("c", C.elements(), {a.shape[0], b.shape[1]});
+  });
+}
