@@ -7,6 +7,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 
 namespace ctrl::detail {
@@ -117,6 +118,26 @@ int numa_node_of(int core) {
     if (hwloc_bitmap_isset(n->cpuset, static_cast<unsigned>(core))) return static_cast<int>(n->os_index);
   }
   return -1;
+}
+
+void* allocate_near(const std::vector<int>& cores, std::size_t bytes) {
+  const std::size_t size = bytes == 0 ? 64 : bytes;
+  if (cpu_topology().numa_nodes > 1) {
+    hwloc_topology_t topo = hwloc().topo;
+    std::unique_ptr<hwloc_bitmap_s, void (*)(hwloc_bitmap_t)> set(hwloc_bitmap_alloc(), hwloc_bitmap_free);
+    for (int c : cores) hwloc_bitmap_set(set.get(), static_cast<unsigned>(c));
+    if (void* p = hwloc_alloc_membind(topo, size, set.get(), HWLOC_MEMBIND_BIND, 0)) return p;
+    throw DeviceError(fmt::format("cannot allocate {} bytes near cores {}", bytes, format_cores(cores)));
+  }
+  void* p = std::aligned_alloc(64, (size + 63) / 64 * 64);
+  if (!p) throw DeviceError(fmt::format("cannot allocate {} bytes for cores {}", bytes, format_cores(cores)));
+  return p;
+}
+
+void free_near(void* p, std::size_t bytes) {
+  if (!p) return;
+  if (cpu_topology().numa_nodes > 1) hwloc_free(hwloc().topo, p, bytes == 0 ? 64 : bytes);
+  else std::free(p);
 }
 
 }  // namespace ctrl::detail

@@ -26,4 +26,9 @@ void pin_current_thread(int core);
 // The NUMA node of a core, or -1 where the machine has one node.
 int numa_node_of(int core);
 
+// Memory bound to the NUMA node(s) of these cores (plain aligned memory on one-node machines).
+// Free it with free_near and the same size.
+void* allocate_near(const std::vector<int>& cores, std::size_t bytes);
+void free_near(void* p, std::size_t bytes);
+
 }  // namespace ctrl::detail
