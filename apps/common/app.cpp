@@ -218,18 +218,37 @@ double checksum(const std::vector<Array>& outputs) {
 
 // ---- cores for native twins --------------------------------------------------------------------
 
-std::vector<int> native_cores(const ctrl::DeviceSpec& device, std::string* note) {
+namespace {
+struct ProcessCores {
+  int existing = 1;
   std::vector<int> usable;
+};
+ProcessCores read_process_cores() {
+  ProcessCores p;
+  const long configured = sysconf(_SC_NPROCESSORS_CONF);
+  p.existing = configured > 0 ? static_cast<int>(configured) : 1;
   cpu_set_t mask;
   CPU_ZERO(&mask);
-  const long configured = sysconf(_SC_NPROCESSORS_CONF);
-  const int existing = configured > 0 ? static_cast<int>(configured) : 1;
   if (sched_getaffinity(0, sizeof mask, &mask) == 0) {
     for (int c = 0; c < CPU_SETSIZE; ++c)
-      if (CPU_ISSET(c, &mask)) usable.push_back(c);
+      if (CPU_ISSET(c, &mask)) p.usable.push_back(c);
   } else {
-    for (int c = 0; c < existing; ++c) usable.push_back(c);
+    for (int c = 0; c < p.existing; ++c) p.usable.push_back(c);
   }
+  return p;
+}
+// The affinity mask as the process started: pinning a thread later (the OpenMP team's thread 0
+// is the main thread) must not shrink what "cpu" means. Read when the program loads.
+const ProcessCores& process_cores() {
+  static const ProcessCores p = read_process_cores();
+  return p;
+}
+[[maybe_unused]] const bool process_cores_read_at_load = (process_cores(), true);
+}  // namespace
+
+std::vector<int> native_cores(const ctrl::DeviceSpec& device, std::string* note) {
+  const std::vector<int>& usable = process_cores().usable;
+  const int existing = process_cores().existing;
   if (device.kind != "cpu" && device.kind != "offload") {
     if (note) {
       *note = fmt::format("the OpenMP twin runs on CPU cores: ignoring device '{}', using cores {}", device.str(),

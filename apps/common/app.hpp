@@ -191,8 +191,8 @@ using Body = std::function<void(Session&)>;
 int run(const Problem& problem, Flavor flavor, int argc, char** argv, const Body& body);
 
 // The cores a native twin uses for a --device text: the listed cores for CPU-style kinds, all
-// the cores this process may use for "cpu"; other kinds (cuda) are ignored with a note and give
-// all usable cores. Throws BadInput naming cores that do not exist or are not allowed.
+// the cores this process may use for "cpu" (its affinity mask when it started, whatever threads
+// were pinned since); other kinds (cuda) are ignored with a note and give all usable cores. Throws BadInput naming cores that do not exist or are not allowed.
 std::vector<int> native_cores(const ctrl::DeviceSpec& device, std::string* note = nullptr);
 
 // The result line's checksum: the sum of every element of every output, in double.
