@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -23,14 +24,22 @@ using Clock = std::chrono::steady_clock;
 constexpr std::uint32_t none = UINT32_MAX;
 constexpr std::size_t probe_memory_cap = std::size_t{256} << 20;  // bytes of probe tables
 
-// The first i in [0, len) with a + b[i] < c[i], or len. Blocks of 8 are tested without branches,
-// so the common case (no improvement) runs vectorised.
+// The first i in [0, len) with a + b[i] < c[i], or len. Blocks of 8 are tested with vector
+// compares and no branch per element, so the common case (no improvement) costs little.
+using Vec4 = double __attribute__((vector_size(32)));
+using Mask4 = long long __attribute__((vector_size(32)));
+
 CTRL_PARTITION_SIMD std::int32_t next_improvement(double a, const double* b, const double* c, std::int32_t len) {
   std::int32_t i = 0;
+  const Vec4 a4 = {a, a, a, a};
   for (; i + 8 <= len; i += 8) {
-    bool any = false;
-    for (int l = 0; l < 8; ++l) any |= (a + b[i + l] < c[i + l]);
-    if (any) break;
+    Vec4 b0, b1, c0, c1;
+    std::memcpy(&b0, b + i, sizeof b0);
+    std::memcpy(&b1, b + i + 4, sizeof b1);
+    std::memcpy(&c0, c + i, sizeof c0);
+    std::memcpy(&c1, c + i + 4, sizeof c1);
+    const Mask4 m = ((a4 + b0) < c0) | ((a4 + b1) < c1);
+    if ((m[0] | m[1]) | (m[2] | m[3])) break;
   }
   for (; i < len; ++i)
     if (a + b[i] < c[i]) return i;
@@ -194,25 +203,57 @@ void parallel(unsigned threads, F&& body) {
   for (std::thread& th : pool) th.join();
 }
 
+// Thresholds: a few spread evenly over the ranks between the time-optimal and energy-optimal
+// times, then more where the least energy falls most between two thresholds (where the front
+// changes, the bounds between thresholds are loosest). Each is computed in parallel.
 Probes make_probes(const Instance& in, std::uint32_t first, std::uint32_t last, double elimit, int wanted,
                    unsigned threads) {
-  Probes pr;
   const std::size_t table = static_cast<std::size_t>(in.p + 1) * in.stride();
-  const std::size_t cap = std::max<std::size_t>(1, probe_memory_cap / (table * sizeof(double)));
-  // The thresholds include both ends: the last interval's bound uses the energy-optimal time.
-  const std::size_t J = last == first ? 1 : std::max<std::size_t>(2, std::min({static_cast<std::size_t>(wanted), cap, static_cast<std::size_t>(last - first) + 1}));
-  for (std::size_t j = 0; j < J; ++j)
-    pr.rank.push_back(J == 1 ? first : first + static_cast<std::uint32_t>(static_cast<double>(last - first) * static_cast<double>(j) / static_cast<double>(J - 1) + 0.5));
-  pr.rank.erase(std::unique(pr.rank.begin(), pr.rank.end()), pr.rank.end());
-  pr.best.resize(pr.count());
-  pr.rest.resize(pr.count() * table);
-  const unsigned T = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(pr.count())));
-  parallel(T, [&](unsigned t) {
-    for (std::size_t j = t; j < pr.count(); j += T) {
-      detail::suffix_min_energy(in, in.times[pr.rank[j]], elimit, &pr.rest[j * table]);
-      pr.best[j] = pr.rest[j * table + static_cast<std::size_t>(in.n)];
+  const std::size_t cap = std::max<std::size_t>(2, probe_memory_cap / (table * sizeof(double)));
+  // Both ends are thresholds: the last interval's bound uses the energy-optimal time.
+  const std::size_t J = last == first ? 1 : std::clamp<std::size_t>(static_cast<std::size_t>(wanted), 2, std::min<std::size_t>(cap, last - first + 1));
+  struct Done {
+    std::uint32_t rank;
+    std::vector<double> rest;
+  };
+  std::vector<Done> done;
+  const auto compute = [&](const std::vector<std::uint32_t>& ranks) {
+    const std::size_t first_new = done.size();
+    for (const std::uint32_t r : ranks) done.push_back(Done{r, std::vector<double>(table)});
+    const unsigned T = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(ranks.size())));
+    parallel(T, [&](unsigned t) {
+      for (std::size_t j = first_new + t; j < done.size(); j += T)
+        detail::suffix_min_energy(in, in.times[done[j].rank], elimit, done[j].rest.data());
+    });
+    std::sort(done.begin(), done.end(), [](const Done& a, const Done& b) { return a.rank < b.rank; });
+  };
+  const std::size_t even = std::min<std::size_t>(J, 8);
+  std::vector<std::uint32_t> ranks;
+  for (std::size_t j = 0; j < even; ++j)
+    ranks.push_back(even == 1 ? first : first + static_cast<std::uint32_t>(static_cast<double>(last - first) * static_cast<double>(j) / static_cast<double>(even - 1) + 0.5));
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  compute(ranks);
+  const auto n = static_cast<std::size_t>(in.n);
+  while (done.size() < J) {
+    std::vector<std::pair<double, std::size_t>> drops;  // (energy drop, interval)
+    for (std::size_t j = 0; j + 1 < done.size(); ++j)
+      if (done[j + 1].rank - done[j].rank >= 2) drops.emplace_back(done[j].rest[n] - done[j + 1].rest[n], j);
+    if (drops.empty()) break;
+    std::sort(drops.begin(), drops.end(), [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+    ranks.clear();
+    for (std::size_t i = 0; i < drops.size() && ranks.size() < std::max<std::size_t>(4, 2 * threads) && done.size() + ranks.size() < J; ++i) {
+      const std::size_t j = drops[i].second;
+      ranks.push_back(done[j].rank + (done[j + 1].rank - done[j].rank) / 2);
     }
-  });
+    compute(ranks);
+  }
+  Probes pr;
+  pr.rest.resize(done.size() * table);
+  for (std::size_t j = 0; j < done.size(); ++j) {
+    pr.rank.push_back(done[j].rank);
+    pr.best.push_back(done[j].rest[n]);
+    std::copy(done[j].rest.begin(), done[j].rest.end(), pr.rest.begin() + static_cast<std::ptrdiff_t>(j * table));
+  }
   pr.probe_of.assign(static_cast<std::size_t>(last) + 1, 0);
   for (std::size_t j = 0, r = 0; r <= last; ++r) {
     while (j + 1 < pr.count() && pr.rank[j + 1] <= r) ++j;
@@ -300,17 +341,22 @@ Front pareto_front_dp(const Profile& profile, Size workload, const DpOptions& op
       for (std::size_t w = 0; w < s; ++w)
         for (std::uint32_t j = src.offset[w]; j < src.offset[w + 1]; ++j) si.event_w[fill[src.rank[j]]++] = static_cast<std::uint32_t>(w);
     }
-    // Split the targets between threads by the source points that can reach them.
+    // Split the targets between threads by their estimated work: the source points within reach
+    // of each target (at most the largest usable size below it).
     const unsigned T = whi < wlo ? 1 : std::min<unsigned>(threads, static_cast<unsigned>(whi - wlo + 1));
     std::vector<std::int32_t> cut(T + 1, wlo);
     cut[T] = whi + 1;
     if (T > 1) {
-      const double total = static_cast<double>(src.offset[static_cast<std::size_t>(whi) + 1]) + static_cast<double>(whi - wlo + 1);
-      unsigned t = 1;
-      for (std::int32_t w = wlo; w <= whi && t < T; ++w) {
-        const double done = static_cast<double>(src.offset[static_cast<std::size_t>(w) + 1]) + static_cast<double>(w - wlo + 1);
-        if (done >= total * t / T) cut[t++] = w + 1;
+      std::int32_t reach = 0;
+      for (const Item& it : si.items) reach = std::max(reach, it.size);
+      std::vector<double> work(static_cast<std::size_t>(whi - wlo) + 2, 0.0);  // cumulative
+      for (std::int32_t w = wlo; w <= whi; ++w) {
+        const auto below = src.offset[static_cast<std::size_t>(w) + 1], from = src.offset[static_cast<std::size_t>(std::max(0, w - reach))];
+        work[static_cast<std::size_t>(w - wlo) + 1] = work[static_cast<std::size_t>(w - wlo)] + static_cast<double>(below - from) + 1.0;
       }
+      unsigned t = 1;
+      for (std::int32_t w = wlo; w <= whi && t < T; ++w)
+        if (work[static_cast<std::size_t>(w - wlo) + 1] >= work.back() * t / T) cut[t++] = w + 1;
       for (; t < T; ++t) cut[t] = whi + 1;
     }
     if (whi >= wlo)

@@ -22,7 +22,7 @@ namespace ctrl::partition {
 
 struct DpOptions {
   unsigned threads = 0;  // 0: the hardware's, at most 8 (small instances always use one)
-  int probes = 32;       // time thresholds for the energy bounds; 0 turns those bounds off
+  int probes = 64;       // time thresholds for the energy bounds; 0 turns those bounds off
 };
 
 // What one run did, for benchmarks and tests.

@@ -1,0 +1,221 @@
+// `ctrl pareto` end to end: outputs, the plot, and the exit codes (0 ok, 2 bad input, 3 the
+// workload cannot be split). Runs the command-only driver, and the full `ctrl` tool when it is
+// built.
+#include "test_support.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace ctrl::partition {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string fixture(const std::string& name) { return std::string(CTRL_PARTITION_DATA) + "/" + name; }
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+class Cli : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (GetParam().empty() || !fs::exists(GetParam())) GTEST_SKIP() << "not built: " << GetParam();
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() / ("ctrl-pareto-" + std::to_string(::getpid()) + "-" + info->name());
+    for (char& c : dir_native_ = dir_.string())
+      if (c == '/' && &c != &dir_native_[0]) c = '/';
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    if (!dir_.empty()) fs::remove_all(dir_, ec);
+  }
+
+  static std::string quote(const std::string& s) {
+    std::string q = "'";
+    for (const char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+  }
+
+  Result run(const std::vector<std::string>& args) const {
+    std::string cmd = quote(GetParam()) + " pareto";
+    for (const auto& a : args) cmd += " " + quote(a);
+    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
+    cmd += " > " + quote(out.string()) + " 2> " + quote(err.string());
+    const int status = std::system(cmd.c_str());
+    Result r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+  }
+
+  fs::path dir_;
+  std::string dir_native_;
+};
+
+std::string TestName(const ::testing::TestParamInfo<std::string>& info) {
+  return info.index == 0 ? "command" : "tool";
+}
+
+INSTANTIATE_TEST_SUITE_P(Binaries, Cli, ::testing::Values(std::string(CTRL_PARETO_CLI), std::string(CTRL_TOOL)), TestName);
+
+TEST_P(Cli, TableIsTheDefault) {
+  const Result r = run({"--profile", fixture("paper_example.csv"), "--workload", "4"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("3 Pareto-optimal distributions"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("time-optimal"), std::string::npos);
+  EXPECT_NE(r.out.find("energy-optimal"), std::string::npos);
+  EXPECT_NE(r.out.find("P3"), std::string::npos);
+}
+
+TEST_P(Cli, JsonIsTheLibrarysFront) {
+  const Result r = run({"--profile", fixture("paper_example.csv"), "--workload", "4", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["processors"], nlohmann::json({"P0", "P1", "P2", "P3"}));
+  EXPECT_EQ(doc["workload"], 4);
+  EXPECT_EQ(doc["energy"], "dynamic");
+  EXPECT_EQ(doc["base_power"], 0.0);
+  const Front expected = hepopta(read_profile_csv(fixture("paper_example.csv")), 4);
+  ASSERT_EQ(doc["front"].size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(doc["front"][i]["time"].get<double>(), expected[i].time);
+    EXPECT_EQ(doc["front"][i]["energy"].get<double>(), expected[i].energy);
+    EXPECT_EQ(doc["front"][i]["distribution"].get<Distribution>(), expected[i].distribution);
+  }
+  EXPECT_EQ(doc["time_optimal"], doc["front"][0]);
+  EXPECT_EQ(doc["time_optimal"]["distribution"], nlohmann::json({2, 0, 2, 0}));
+}
+
+TEST_P(Cli, TotalEnergyAndThePaperAlgorithm) {
+  const Result dp = run({"--profile", fixture("paper_example.csv"), "--workload", "4", "--energy", "total",
+                         "--base-power", "0.5", "--format", "json"});
+  ASSERT_EQ(dp.code, 0) << dp.err;
+  const auto doc = nlohmann::json::parse(dp.out);
+  EXPECT_EQ(doc["energy"], "total");
+  EXPECT_EQ(doc["base_power"], 0.5);
+  const Front expected = htpopta(read_profile_csv(fixture("paper_example.csv")), 4, 0.5);
+  ASSERT_EQ(doc["front"].size(), expected.size());
+  EXPECT_EQ(doc["front"][0]["energy"].get<double>(), expected[0].energy);
+  const Result paper = run({"--profile", fixture("paper_example.csv"), "--workload", "4", "--energy", "total",
+                            "--base-power", "0.5", "--format", "json", "--algorithm", "paper"});
+  ASSERT_EQ(paper.code, 0) << paper.err;
+  EXPECT_EQ(nlohmann::json::parse(paper.out), doc);
+}
+
+TEST_P(Cli, CsvHasOneRowPerPoint) {
+  const Result r = run({"--profile", fixture("paper_example.csv"), "--workload", "4", "--format", "csv"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "time,energy,P0,P1,P2,P3\n2,5,2,0,2,0\n3,4,2,1,0,1\n6,2,2,2,0,0\n");
+}
+
+TEST_P(Cli, PlotMarksTheThreeDistributions) {
+  const fs::path svg = dir_ / "front.svg";
+  const Result r = run({"--profile", fixture("paper_example.csv"), "--workload", "4", "--plot", svg.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string text = slurp(svg);
+  EXPECT_EQ(text.rfind("<svg", 0), 0u);
+  EXPECT_NE(text.find("</svg>"), std::string::npos);
+  for (const char* s : {"parallel execution time (s)", "dynamic energy (J)", "time-optimal", "energy-optimal", "load-balanced",
+                        "Pareto-optimal (3 points)", "#1f5fd6"})
+    EXPECT_NE(text.find(s), std::string::npos) << s;
+  // Two processors' worth of work on four: no load-balanced split, and the legend says so.
+  const Result none = run({"--profile", fixture("paper_example.csv"), "--workload", "2", "--plot", svg.string()});
+  ASSERT_EQ(none.code, 0) << none.err;
+  EXPECT_NE(slurp(svg).find("load-balanced: none"), std::string::npos);
+}
+
+TEST_P(Cli, MeasuredDgemmProfile) {
+  const auto pts = testing::dgemm_points();
+  const fs::path csv = dir_ / "dgemm.csv";
+  {
+    std::ofstream out(csv);
+    out.precision(17);
+    out << "processor,size,time,energy\n";
+    const double speed[] = {1.0, 0.45, 1.7}, cost[] = {1.0, 1.6, 0.7};
+    for (int k = 0; k < 3; ++k)
+      for (const auto& q : pts) out << "dev" << k << ',' << q.size << ',' << q.time * speed[k] << ',' << q.energy * cost[k] << '\n';
+  }
+  const Result r = run({"--profile", csv.string(), "--workload", "50016", "--format", "json", "--plot", (dir_ / "d.svg").string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  const Front expected = hepopta(read_profile_csv(csv.string()), 50016);
+  ASSERT_GT(expected.size(), 1u);
+  ASSERT_EQ(doc["front"].size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    EXPECT_EQ(doc["front"][i]["distribution"].get<Distribution>(), expected[i].distribution);
+  EXPECT_NE(slurp(dir_ / "d.svg").find("</svg>"), std::string::npos);
+}
+
+TEST_P(Cli, InfeasibleWorkloadExitsWith3) {
+  const Result r = run({"--profile", fixture("even_sizes.csv"), "--workload", "7"});
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.err.find("cannot be split exactly"), std::string::npos) << r.err;
+  EXPECT_EQ(run({"--profile", fixture("even_sizes.csv"), "--workload", "14"}).code, 3);  // beyond 4 + 6
+  EXPECT_EQ(run({"--profile", fixture("even_sizes.csv"), "--workload", "8"}).code, 0);
+}
+
+struct BadFile {
+  const char* file;
+  const char* where;
+};
+
+TEST_P(Cli, BadProfilesExitWith2NamingFileAndLine) {
+  for (const BadFile& bad : {BadFile{"missing_column.csv", ":1: "}, BadFile{"non_numeric_time.csv", ":3: "},
+                             BadFile{"non_numeric_size.csv", ":3: "}, BadFile{"negative_time.csv", ":3: "},
+                             BadFile{"negative_energy.csv", ":2: "}, BadFile{"infinite_energy.csv", ":3: "},
+                             BadFile{"nan_time.csv", ":2: "}, BadFile{"fractional_size.csv", ":3: "},
+                             BadFile{"zero_size.csv", ":2: "}, BadFile{"negative_size.csv", ":2: "},
+                             BadFile{"duplicate.csv", ":5: "}, BadFile{"empty.csv", ": "},
+                             BadFile{"header_only.csv", ": "}, BadFile{"ragged.csv", ":3: "},
+                             BadFile{"no_such_file.csv", ": "}}) {
+    const Result r = run({"--profile", fixture(bad.file), "--workload", "2"});
+    EXPECT_EQ(r.code, 2) << bad.file;
+    EXPECT_NE(r.err.find(fixture(bad.file) + bad.where), std::string::npos) << bad.file << ": " << r.err;
+  }
+}
+
+TEST_P(Cli, BadArgumentsExitWith2) {
+  const std::string good = fixture("paper_example.csv");
+  for (const char* w : {"0", "-4", "1.5", "abc", "", "4x", "99999999999999999999"}) {
+    const Result r = run({"--profile", good, "--workload", w});
+    EXPECT_EQ(r.code, 2) << "workload '" << w << "'";
+    EXPECT_NE(r.err.find("--workload"), std::string::npos) << r.err;
+  }
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--profile", good, "--workload", "4", "--energy", "total", "--base-power=-1"},
+        std::vector<std::string>{"--profile", good, "--workload", "4", "--base-power", "watts"},
+        std::vector<std::string>{"--profile", good, "--workload", "4", "--base-power", "inf"},
+        std::vector<std::string>{"--profile", good, "--workload", "4", "--energy", "static"},
+        std::vector<std::string>{"--profile", good, "--workload", "4", "--format", "xml"},
+        std::vector<std::string>{"--workload", "4"},
+        std::vector<std::string>{"--profile", good},
+        std::vector<std::string>{"--profile", good, "--workload", "4", "--plot", "/nonexistent-dir/x/front.svg"}}) {
+    const Result r = run(args);
+    EXPECT_EQ(r.code, 2) << ::testing::PrintToString(args) << "\n" << r.err;
+    EXPECT_FALSE(r.err.empty());
+  }
+  const Result neg = run({"--profile", good, "--workload", "4", "--base-power", "-1"});
+  EXPECT_EQ(neg.code, 2) << neg.err;
+}
+
+}  // namespace
+}  // namespace ctrl::partition

@@ -1,0 +1,96 @@
+#include "front_format.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <string>
+
+namespace ctrl::tool {
+
+namespace {
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string q = "\"";
+  for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+nlohmann::ordered_json point_json(const partition::Solution& s) {
+  return nlohmann::ordered_json{{"time", s.time}, {"energy", s.energy}, {"distribution", s.distribution}};
+}
+
+std::string joined(const partition::Distribution& x) {
+  std::string out;
+  for (std::size_t i = 0; i < x.size(); ++i) out += (i != 0 ? " " : "") + std::to_string(x[i]);
+  return out;
+}
+
+}  // namespace
+
+std::string FrontReport::energy_name() const {
+  return model.kind == partition::EnergyKind::total ? "total" : "dynamic";
+}
+
+void write_table(std::ostream& out, const FrontReport& r) {
+  const bool total = r.model.kind == partition::EnergyKind::total;
+  out << fmt::format("Pareto front of (time, {} energy){}: workload {} on {} processors, from {}\n",
+                     r.energy_name(), total ? fmt::format(" with base power {:g} W", r.model.base_power) : "",
+                     r.workload, r.processors.size(), r.profile_path);
+  out << fmt::format("{} Pareto-optimal distribution{}\n", r.front.size(), r.front.size() == 1 ? "" : "s");
+  const auto& t = r.time_optimal();
+  const auto& e = r.energy_optimal();
+  out << fmt::format("  time-optimal    {:>12.6g} s {:>14.6g} J   ({})\n", t.time, t.energy, joined(t.distribution));
+  out << fmt::format("  energy-optimal  {:>12.6g} s {:>14.6g} J   ({})\n", e.time, e.energy, joined(e.distribution));
+  if (r.load_balanced)
+    out << fmt::format("  load-balanced   {:>12.6g} s {:>14.6g} J   ({})\n", r.load_balanced->time,
+                       r.load_balanced->energy, joined(r.load_balanced->distribution));
+  else
+    out << "  load-balanced   none: no distribution gives every processor work with these sizes\n";
+  out << '\n';
+
+  // Columns wide enough for the names and the largest part.
+  std::vector<std::size_t> width(r.processors.size());
+  for (std::size_t i = 0; i < width.size(); ++i) {
+    width[i] = std::max<std::size_t>(r.processors[i].size(), 3);
+    for (const auto& s : r.front) width[i] = std::max(width[i], std::to_string(s.distribution[i]).size());
+  }
+  const std::size_t idx = std::max<std::size_t>(std::to_string(r.front.size()).size(), 1);
+  std::string header = fmt::format("{:>{}}  {:>12}  {:>14}", "#", idx, "time (s)", "energy (J)");
+  for (std::size_t i = 0; i < width.size(); ++i) header += fmt::format("  {:>{}}", r.processors[i], width[i]);
+  out << header << '\n';
+  for (std::size_t k = 0; k < r.front.size(); ++k) {
+    const auto& s = r.front[k];
+    std::string row = fmt::format("{:>{}}  {:>12.6g}  {:>14.6g}", k + 1, idx, s.time, s.energy);
+    for (std::size_t i = 0; i < width.size(); ++i) row += fmt::format("  {:>{}}", s.distribution[i], width[i]);
+    if (k == 0) row += "   time-optimal";
+    if (k + 1 == r.front.size()) row += k == 0 ? ", energy-optimal" : "   energy-optimal";
+    out << row << '\n';
+  }
+}
+
+void write_json(std::ostream& out, const FrontReport& r) {
+  nlohmann::ordered_json front = nlohmann::ordered_json::array();
+  for (const auto& s : r.front) front.push_back(point_json(s));
+  const nlohmann::ordered_json doc{{"processors", r.processors},
+                           {"workload", r.workload},
+                           {"energy", r.energy_name()},
+                           {"base_power", r.model.base_power},
+                           {"time_optimal", point_json(r.time_optimal())},
+                           {"front", std::move(front)}};
+  out << doc.dump(2) << '\n';
+}
+
+void write_csv(std::ostream& out, const FrontReport& r) {
+  out << "time,energy";
+  for (const auto& name : r.processors) out << ',' << csv_field(name);
+  out << '\n';
+  for (const auto& s : r.front) {
+    out << fmt::format("{},{}", s.time, s.energy);
+    for (const auto x : s.distribution) out << ',' << x;
+    out << '\n';
+  }
+}
+
+}  // namespace ctrl::tool

@@ -1,0 +1,36 @@
+// `ctrl pareto` output: the front as a terminal table, JSON or CSV (docs/partition.md).
+#pragma once
+#include <ctrl/partition/front.hpp>
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace ctrl::tool {
+
+// Everything a report of one front shows.
+struct FrontReport {
+  std::string profile_path;
+  std::vector<std::string> processors;
+  partition::Size workload = 0;
+  partition::EnergyModel model;
+  partition::Front front;                            // sorted by time, non-empty
+  std::optional<partition::Solution> load_balanced;  // absent when no such distribution exists
+
+  const partition::Solution& time_optimal() const { return front.front(); }
+  const partition::Solution& energy_optimal() const { return front.back(); }
+  std::string energy_name() const;  // "dynamic" or "total"
+};
+
+// Readable in a terminal: a summary, then one row per point with its distribution.
+void write_table(std::ostream& out, const FrontReport& report);
+
+// {"processors": [...], "workload": N, "energy": "dynamic"|"total", "base_power": W,
+//  "time_optimal": {"time", "energy", "distribution"}, "front": [{...}, ...]}
+void write_json(std::ostream& out, const FrontReport& report);
+
+// A header row `time,energy,<processor names>`, then one row per point (numbers round-trip).
+void write_csv(std::ostream& out, const FrontReport& report);
+
+}  // namespace ctrl::tool

@@ -1,0 +1,118 @@
+// ctrl pareto --profile FILE.csv --workload N [--energy dynamic|total] [--base-power W]
+//              [--format table|json|csv] [--plot FILE.svg] [--algorithm dp|paper|brute-force]
+// The exact Pareto front of workload distributions for time and energy (docs/partition.md).
+#include "command.hpp"
+#include "front_format.hpp"
+#include "front_svg.hpp"
+
+#include <ctrl/errors.hpp>
+#include <ctrl/partition/load_balanced.hpp>
+#include <ctrl/partition/pareto.hpp>
+#include <ctrl/partition/profile_csv.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+
+namespace ctrl::tool {
+
+namespace {
+
+struct ParetoArgs {
+  std::string profile;
+  std::string workload;
+  std::string energy = "dynamic";
+  std::string base_power;
+  std::string format = "table";
+  std::string plot;
+  std::string algorithm = "dp";
+  unsigned threads = 0;
+};
+
+partition::Size parse_workload(const std::string& text) {
+  const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  partition::Size n = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (!digits || ec != std::errc() || end != text.data() + text.size() || n <= 0)
+    throw exit_error(exit_bad_input, "--workload: '" + text + "' is not a positive integer");
+  return n;
+}
+
+double parse_base_power(const std::string& text) {
+  if (text.empty()) return 0.0;
+  double w = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), w);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(w))
+    throw exit_error(exit_bad_input, "--base-power: '" + text + "' is not a number of watts");
+  if (w < 0) throw exit_error(exit_bad_input, "--base-power: '" + text + "' is negative");
+  return w;
+}
+
+int run_pareto(const ParetoArgs& a) {
+  FrontReport report;
+  report.workload = parse_workload(a.workload);
+  report.model.kind = a.energy == "total" ? partition::EnergyKind::total : partition::EnergyKind::dynamic;
+  report.model.base_power = parse_base_power(a.base_power);
+  report.profile_path = a.profile;
+  const partition::Profile profile = partition::read_profile_csv(a.profile);
+  report.processors = profile.names();
+
+  partition::ParetoOptions options;
+  options.method = partition::parse_method(a.algorithm).value_or(partition::Method::dp);
+  options.dp.threads = a.threads;
+  report.front = partition::pareto_front(profile, report.workload, report.model, options);
+  if (report.front.empty())
+    throw exit_error(exit_infeasible, "workload " + a.workload + " cannot be split exactly with the sizes in " +
+                                          a.profile + " (every non-zero part must be a size of its processor's profile)");
+  report.load_balanced = partition::load_balanced(profile, report.workload, report.model);
+
+  if (a.format == "json")
+    write_json(std::cout, report);
+  else if (a.format == "csv")
+    write_csv(std::cout, report);
+  else
+    write_table(std::cout, report);
+  std::cout.flush();
+
+  if (!a.plot.empty()) {
+    std::ofstream svg(a.plot, std::ios::binary | std::ios::trunc);
+    if (svg) svg << front_svg(report);
+    if (!svg) throw exit_error(exit_bad_input, "--plot: cannot write " + a.plot + ": " + std::strerror(errno));
+  }
+  return exit_ok;
+}
+
+}  // namespace
+
+void add_pareto(CLI::App& app, action& run) {
+  auto args = std::make_shared<ParetoArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "pareto", "The exact Pareto front of workload distributions for time and energy (HEPOPTA, HTPOPTA)");
+  cmd->add_option("--profile", args->profile,
+                  "CSV profile: a header naming processor,size,time,energy (any order), one row per point")
+      ->required();
+  cmd->add_option("--workload", args->workload, "The workload n to split, in the units of the sizes (a positive integer)")
+      ->required();
+  cmd->add_option("--energy", args->energy, "Second objective: dynamic energy, or total = dynamic + base power x time")
+      ->check(CLI::IsMember({"dynamic", "total"}))
+      ->capture_default_str();
+  cmd->add_option("--base-power", args->base_power, "Base (static) power of the platform in watts, for --energy total (default 0)");
+  cmd->add_option("--format", args->format, "Output: table (for a terminal), json or csv")
+      ->check(CLI::IsMember({"table", "json", "csv"}))
+      ->capture_default_str();
+  cmd->add_option("--plot", args->plot, "Also write the front as an SVG plot to this file");
+  cmd->add_option("--algorithm", args->algorithm,
+                  "dp (the fast exact method), paper (HEPOPTA as published) or brute-force (tiny inputs)")
+      ->check(CLI::IsMember({"dp", "paper", "brute-force"}))
+      ->capture_default_str();
+  cmd->add_option("--threads", args->threads, "Threads for the dp method (0: the hardware's)")->capture_default_str();
+  cmd->callback([&run, args] { run = [args] { return run_pareto(*args); }; });
+}
+
+}  // namespace ctrl::tool
