@@ -11,6 +11,11 @@ if(NOT CTRL_CUDA STREQUAL "OFF")
       set(CMAKE_CUDA_ARCHITECTURES 90)   # the H200; nvcc's own default (75) runs Hopper only through PTX JIT
     endif()
     enable_language(CUDA)
+    # CMake before 3.26 knows no C++20 flag for nvcc (12 and 13 take -std=c++20).
+    if(NOT DEFINED CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
+      set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+      set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+    endif()
     set(CMAKE_CUDA_STANDARD 20)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
     find_package(CUDAToolkit REQUIRED)

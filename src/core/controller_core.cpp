@@ -67,8 +67,17 @@ void ControllerCore::attach(const std::shared_ptr<TileState>& t) {
   } else {
     try {
       t->image = parts_.memory->allocate(t->bytes());
-      parts_.memory->host_range_attached(t->host(), t->bytes());
+      parts_.memory->tile_attached(*t);
+    } catch (const DeviceError& e) {
+      if (t->image) parts_.memory->release(t->image);
+      t->image = nullptr;
+      unregister_range(*t);
+      t->owner = nullptr;
+      std::throw_with_nested(DeviceError(fmt::format("attach of tile {} to controller {}: {}", t->label(), name_,
+                                                     e.what())));
     } catch (...) {
+      if (t->image) parts_.memory->release(t->image);
+      t->image = nullptr;
       unregister_range(*t);
       t->owner = nullptr;
       throw;
@@ -129,7 +138,7 @@ void ControllerCore::detach(const std::vector<std::shared_ptr<TileState>>& tiles
   {
     std::lock_guard lock(mutex_);
     for (const auto& t : tiles) {
-      if (!shared_) parts_.memory->host_range_detached(t->host(), t->bytes());
+      if (!shared_) parts_.memory->tile_detached(*t);
       unregister_range(*t);
       t->owner = nullptr;
       t->image = nullptr;
@@ -147,7 +156,12 @@ void ControllerCore::create_internal(const std::shared_ptr<TileState>& t) {
     throw UsageError(fmt::format("create_internal of tile {} on controller {}: it is already {} controller {}",
                                  t->label(), name_, t->internal ? "internal to" : "attached to", t->owner->name()));
   }
-  t->image = parts_.memory->allocate(t->bytes());
+  try {
+    t->image = parts_.memory->allocate(t->bytes());
+  } catch (const DeviceError& e) {
+    std::throw_with_nested(DeviceError(fmt::format("create_internal of tile {} on controller {}: {}", t->label(),
+                                                   name_, e.what())));
+  }
   t->owner = this;
   t->internal = true;
   t->device_valid = true;

@@ -4,6 +4,7 @@
 // registered under a name; the controller core knows only these interfaces.
 #pragma once
 #include <ctrl/detail/launch_body.hpp>
+#include <ctrl/detail/tile_state.hpp>
 #include <ctrl/device_spec.hpp>
 
 #include <cstddef>
@@ -40,6 +41,11 @@ class MemorySpace {
   // A host range is about to be copied to and from this space for a while (attach) / no longer.
   virtual void host_range_attached(void* /*host*/, std::size_t /*bytes*/) {}
   virtual void host_range_detached(void* /*host*/, std::size_t /*bytes*/) {}
+  // The same, seeing the whole tile (and so its storage): what the core calls. A kind that keeps
+  // host memory prepared beyond one attach (the CUDA kind page-locks it for the storage's life,
+  // TileStorage::prepared) overrides these; by default they forward to the range hooks.
+  virtual void tile_attached(TileState& t) { host_range_attached(t.host(), t.bytes()); }
+  virtual void tile_detached(TileState& t) { host_range_detached(t.host(), t.bytes()); }
 };
 
 // Runs tasks in FIFO order. Tickets number the tasks from 1.

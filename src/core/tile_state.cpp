@@ -18,7 +18,10 @@ TileStorage::TileStorage(std::size_t n) : bytes(n) {
   if (!data) throw std::bad_alloc();
 }
 
-TileStorage::~TileStorage() { std::free(data); }
+TileStorage::~TileStorage() {
+  for (const Prepared& p : prepared) p.undo(p.begin, p.bytes);
+  std::free(data);
+}
 
 std::uint64_t next_tile_id() {
   static std::atomic<std::uint64_t> next{1};

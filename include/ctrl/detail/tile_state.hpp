@@ -34,6 +34,16 @@ struct TileStorage {
   };
   std::mutex mutex;
   std::vector<Attached> attached;
+
+  // Host ranges a backend prepared for transfers and keeps prepared for the storage's life (the
+  // CUDA backend page-locks them), so that a tile attached again pays once. Each undo runs when
+  // the storage is freed, before its memory goes; it must not throw. Guarded by mutex.
+  struct Prepared {
+    void* begin;
+    std::size_t bytes;
+    void (*undo)(void* begin, std::size_t bytes);
+  };
+  std::vector<Prepared> prepared;
 };
 
 struct TileState {

@@ -1,0 +1,231 @@
+// The CUDA device kind (controllers.txt §3–4): a composition of
+//   - CudaExecution: kernels as CUDA grids on the controller's compute stream, their block shape
+//     from the kernel's characterization (include/ctrl/cuda/geometry.hpp); library variants on
+//     the same stream and the controller's cuBLAS handle / cuFFT plans;
+//   - CudaMemory: a separate memory space; images in a stream-ordered pool, transfers on the
+//     copy stream from page-locked host memory (host_pinning.hpp);
+//   - StreamQueue: no host thread. submit() runs the task at once on the caller's thread; the
+//     task only enqueues asynchronous work on the streams, so a launch costs what the CUDA launch
+//     costs. wait() synchronizes the streams; an asynchronous failure becomes a DeviceError
+//     naming the call that reported it and the last kernel launched.
+#include "cuda_device.hpp"
+#include "host_pinning.hpp"
+
+#include "../core/device.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+#include <utility>
+
+namespace ctrl::detail {
+
+namespace {
+
+class CudaExecution final : public ExecutionModel {
+ public:
+  explicit CudaExecution(std::shared_ptr<CudaDevice> dev) : dev_(std::move(dev)) {}
+
+  Family family() const override { return Family::cuda; }
+  std::string describe() const override {
+    const cudaDeviceProp& p = dev_->properties();
+    return fmt::format("{}, sm_{}{}, {} multiprocessors, kernels as CUDA grids on the controller's stream",
+                       p.name, p.major, p.minor, p.multiProcessorCount);
+  }
+
+  void run(const LaunchBody& body, Variant v, const Threads& space, void* const* ptrs) override {
+    dev_->make_current();
+    dev_->before_kernel();
+    if (v == Variant::library) {
+      dev_->record_launch(body.kernel_name(), v, CudaGeometry{});
+      body.run_cuda_library(*dev_, ptrs);
+      dev_->enqueued_on_compute();
+      const cudaError_t e = cudaGetLastError();
+      if (e != cudaSuccess) {
+        throw DeviceError(fmt::format("{}: a CUDA call of the library variant failed: {}", dev_->label(),
+                                      cuda_error_text(e)));
+      }
+      return;
+    }
+    if (space.empty()) return;
+    const CudaGeometry g = cuda_detail::geometry_for(body.traits(), space, dev_->limits());
+    if (v == Variant::native && cuda_detail::needs_grid_loop(g, space)) {
+      throw DeviceError(fmt::format("{}: the index space {} needs more blocks of {}x{}x{} than a CUDA grid holds; "
+                                    "native variants are not looped (generic ones are)",
+                                    dev_->label(), space.str(), g.block[0], g.block[1], g.block[2]));
+    }
+    dev_->record_launch(body.kernel_name(), v, g);
+    body.run_cuda(v, *dev_, g, space, ptrs);
+    dev_->enqueued_on_compute();
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) {
+      throw DeviceError(fmt::format("{}: the kernel launch failed: {} (grid {}x{}x{}, block {}x{}x{})",
+                                    dev_->label(), cuda_error_text(e), g.grid[0], g.grid[1], g.grid[2], g.block[0],
+                                    g.block[1], g.block[2]));
+    }
+  }
+
+ private:
+  std::shared_ptr<CudaDevice> dev_;
+};
+
+class CudaMemory final : public MemorySpace {
+ public:
+  explicit CudaMemory(std::shared_ptr<CudaDevice> dev) : dev_(std::move(dev)) {}
+
+  bool shared_with_host() const override { return false; }
+  std::string describe() const override {
+    return fmt::format("a separate memory space ({} on the device), copies from page-locked host memory",
+                       byte_size(dev_->properties().totalGlobalMem));
+  }
+
+  void* allocate(std::size_t bytes) override {
+    if (bytes == 0) return nullptr;
+    dev_->make_current();
+    void* p = nullptr;
+    cudaError_t e = cudaMallocFromPoolAsync(&p, bytes, dev_->pool(), dev_->copy_stream());
+    if (e == cudaErrorMemoryAllocation) {
+      // Images freed earlier stay reserved in the pool: give them back and try once more.
+      (void)cudaGetLastError();
+      if (dev_->synchronize() == nullptr) {
+        (void)cudaMemPoolTrimTo(dev_->pool(), 0);
+        e = cudaMallocFromPoolAsync(&p, bytes, dev_->pool(), dev_->copy_stream());
+      }
+    }
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      std::size_t free_bytes = 0, total = 0;
+      const bool info = cudaMemGetInfo(&free_bytes, &total) == cudaSuccess;
+      (void)cudaGetLastError();
+      throw DeviceError(fmt::format("{}: {} of device memory: cudaMallocFromPoolAsync of {} failed: {}{}",
+                                    dev_->label(), e == cudaErrorMemoryAllocation ? "out" : "no allocation",
+                                    byte_size(bytes), cuda_error_text(e),
+                                    info ? fmt::format(" ({} free of {})", byte_size(free_bytes), byte_size(total))
+                                         : std::string()));
+    }
+    dev_->enqueued_on_copies();
+    return p;
+  }
+
+  void release(void* p) override {
+    if (!p) return;
+    dev_->make_current();
+    dev_->before_copy_out();  // the kernels that use it come first
+    check(cudaFreeAsync(p, dev_->copy_stream()), dev_->label(), "cudaFreeAsync");
+    dev_->enqueued_on_copies();
+  }
+
+  void copy_in(void* device, const void* host, std::size_t bytes) override {
+    if (bytes == 0) return;
+    dev_->make_current();
+    for (const HostPiece& piece : host_pieces(const_cast<void*>(host), bytes)) {
+      const cudaError_t e = cudaMemcpyAsync(static_cast<char*>(device) + piece.offset, piece.host, piece.bytes,
+                                            cudaMemcpyHostToDevice, dev_->copy_stream());
+      if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        throw DeviceError(fmt::format("{}: cudaMemcpyAsync of {} from the host ({}) failed: {}", dev_->label(),
+                                      byte_size(piece.bytes), piece.pinned ? "page-locked" : "pageable",
+                                      cuda_error_text(e)));
+      }
+    }
+    dev_->enqueued_on_copies();
+  }
+
+  void copy_out(void* host, const void* device, std::size_t bytes) override {
+    if (bytes == 0) return;
+    dev_->make_current();
+    dev_->before_copy_out();
+    for (const HostPiece& piece : host_pieces(host, bytes)) {
+      const cudaError_t e = cudaMemcpyAsync(piece.host, static_cast<const char*>(device) + piece.offset, piece.bytes,
+                                            cudaMemcpyDeviceToHost, dev_->copy_stream());
+      if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        throw DeviceError(fmt::format("{}: cudaMemcpyAsync of {} to the host ({}) failed: {}", dev_->label(),
+                                      byte_size(piece.bytes), piece.pinned ? "page-locked" : "pageable",
+                                      cuda_error_text(e)));
+      }
+    }
+    dev_->enqueued_on_copies();
+  }
+
+  void tile_attached(TileState& t) override {
+    dev_->make_current();
+    pin_tile_range(t);
+  }
+  void tile_detached(TileState&) override {}  // registrations live as long as the storage
+
+ private:
+  std::shared_ptr<CudaDevice> dev_;
+};
+
+// Runs each task at once on the submitting thread: tasks only enqueue work on the streams.
+class StreamQueue final : public Queue {
+ public:
+  explicit StreamQueue(std::shared_ptr<CudaDevice> dev) : dev_(std::move(dev)) {}
+
+  std::uint64_t submit(Task task) override {
+    const std::uint64_t ticket = submitted_.load(std::memory_order_relaxed) + 1;
+    submitted_.store(ticket, std::memory_order_release);
+    try {
+      task();
+    } catch (...) {
+      // Later tasks still run: the coherence record was settled at submission. The failure is
+      // reported at the next wait or detach, as with a queue thread.
+      record(std::current_exception());
+    }
+    return ticket;
+  }
+  std::uint64_t last_ticket() const override { return submitted_.load(std::memory_order_acquire); }
+  void wait(std::uint64_t /*ticket*/) override {
+    // One order on each stream: waiting for all of it waits for the ticket.
+    if (std::exception_ptr e = dev_->synchronize()) record(e);
+  }
+  std::exception_ptr take_error(std::uint64_t& failures) override {
+    std::lock_guard lock(error_mutex_);
+    failures = failures_;
+    failures_ = 0;
+    return std::exchange(error_, nullptr);
+  }
+  void start(std::function<void()> /*on_thread_start*/) override {}  // no thread to start
+
+ private:
+  void record(std::exception_ptr e) {
+    std::lock_guard lock(error_mutex_);
+    if (!error_) error_ = std::move(e);
+    ++failures_;
+  }
+
+  std::shared_ptr<CudaDevice> dev_;
+  std::atomic<std::uint64_t> submitted_{0};
+  std::mutex error_mutex_;
+  std::exception_ptr error_;
+  std::uint64_t failures_ = 0;
+};
+
+}  // namespace
+
+DeviceParts make_cuda_kind(const DeviceSpec& spec) {
+  if (spec.index < 0) {
+    throw UsageError(fmt::format("device '{}': a CUDA device needs its number, as in cuda:0", spec.str()));
+  }
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    (void)cudaGetLastError();
+    throw DeviceError(fmt::format("{}: no CUDA device: {}", spec.str(),
+                                  e != cudaSuccess ? "cudaGetDeviceCount failed: " + cuda_error_text(e)
+                                                   : std::string("cudaGetDeviceCount found none")));
+  }
+  if (spec.index >= count) {
+    throw DeviceError(fmt::format("{}: no such CUDA device: this machine has {} (cuda:0{})", spec.str(), count,
+                                  count > 1 ? fmt::format(" to cuda:{}", count - 1) : std::string()));
+  }
+  auto dev = std::make_shared<CudaDevice>(spec.index);
+  DeviceParts parts;
+  parts.exec = std::make_unique<CudaExecution>(dev);
+  parts.memory = std::make_unique<CudaMemory>(dev);
+  parts.queue = std::make_unique<StreamQueue>(dev);
+  return parts;
+}
+
+}  // namespace ctrl::detail
