@@ -10,7 +10,11 @@ int main(int argc, char** argv) {
   CLI::App app{"ctrl: controllers for CPU cores and accelerators, and workload distribution for time and energy"};
   app.require_subcommand(1);
   ctrl::tool::action run;
+  ctrl::tool::add_devices(app, run);
+  ctrl::tool::add_power(app, run);
+  ctrl::tool::add_profile(app, run);
   ctrl::tool::add_pareto(app, run);
+  ctrl::tool::add_run(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,59 @@
+// Repeated rounds of one distribution until the means are known well enough (docs/loop.md):
+// after warm-up (one round of one run, then one round that sizes the batch), rounds are
+// repeated until the 95 % confidence interval of the mean time — and of the mean dynamic energy,
+// for processors with a sensor — is within `precision` of the mean for every processor with work,
+// with at least min_reps and at most max_reps rounds (and, when max_seconds > 0, no new round
+// once that much time has passed after min_reps).
+#pragma once
+#include "workloads/stats.hpp"
+#include "workloads/team.hpp"
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ctrl::workloads {
+
+struct StopRule {
+  int min_reps = 3;
+  int max_reps = 30;
+  double precision = 0.025;  // CI half-width / mean
+  double max_seconds = 0.0;  // 0: no limit
+  // Throws UsageError for inconsistent values.
+  void validate() const;
+};
+
+struct ProcessorResult {
+  Estimate time;                  // seconds per run
+  std::optional<Estimate> energy; // dynamic joules per run (nullopt: no energy of its own)
+};
+
+struct MeasureResult {
+  int reps = 0;
+  int batch = 1;
+  bool converged = false;
+  bool interrupted = false;
+  std::vector<ProcessorResult> processors;
+  Estimate wall;                  // seconds per run, common start to last completion
+  double window_s = 0.0;          // mean energy window
+  double elapsed_s = 0.0;         // everything, warm-up included
+  std::string limiting;           // what kept the rule from being met, when not converged
+};
+
+struct RoundProgress {
+  int rep = 0;                    // rounds done (measured ones)
+  int max_reps = 0;
+  int batch = 1;
+  double worst_relative_ci = 0.0; // the largest relative CI among the stopping rule's quantities
+};
+
+// Checked after the warm-up and after each round; a set flag ends the measurement (interrupted).
+using StopFlag = std::atomic<bool>;
+
+MeasureResult measure(Team& team, Problem& problem, const std::vector<Block>& blocks, const StopRule& rule,
+                      const std::function<void(const RoundProgress&)>& progress = {},
+                      const StopFlag* stop = nullptr);
+
+}  // namespace ctrl::workloads

@@ -1,0 +1,164 @@
+#include "workloads/profiler.hpp"
+
+#include "workloads/workload.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace ctrl::workloads {
+
+namespace {
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : " ") + n;
+  return s;
+}
+
+}  // namespace
+
+ProfileOutcome run_profile(const ProfileRequest& req, ProfileObserver& obs, const StopFlag* stop) {
+  const Workload& app = find_workload(req.app);
+  req.rule.validate();
+  if (req.sizes.empty()) throw UsageError("no sizes to profile: give --sizes FROM:TO:STEP");
+  if (req.out.empty()) throw UsageError("no profile file: give --out FILE.csv");
+  std::vector<std::string> names;
+  for (const auto& d : req.devices) names.push_back(d.str());
+
+  // Resume: the file must be a profile of the same application, N and processors.
+  ProfileFile existing = read_profile_file(req.out);
+  ProfileOutcome outcome;
+  outcome.cols = req.cols;
+  if (!existing.rows.empty() || existing.dropped_rows > 0) {
+    const ProfileRow* first = existing.rows.empty() ? nullptr : &existing.rows.front();
+    if (first != nullptr) {
+      const bool same_app = std::all_of(existing.rows.begin(), existing.rows.end(),
+                                        [&](const ProfileRow& r) { return r.app == req.app; });
+      const bool same_cols = std::all_of(existing.rows.begin(), existing.rows.end(),
+                                         [&](const ProfileRow& r) { return r.cols == first->cols; });
+      if (!same_app || !same_cols || (req.cols != 0 && first->cols != req.cols) || existing.processors != names)
+        throw UsageError(fmt::format("--out {} holds a profile of {} with N = {} on {}; this command asks for {} with "
+                                     "N = {} on {}: repeat the same command to resume it, or choose another --out",
+                                     req.out, first->app, first->cols, join_names(existing.processors), req.app,
+                                     req.cols != 0 ? fmt::format("{}", req.cols) : std::string("default"),
+                                     join_names(names)));
+      outcome.cols = first->cols;
+    }
+  }
+  if (outcome.cols == 0) outcome.cols = app.default_cols();
+
+  std::vector<index_t> todo;
+  for (const index_t s : req.sizes)
+    if (!std::binary_search(existing.complete_sizes.begin(), existing.complete_sizes.end(), s)) todo.push_back(s);
+  outcome.resumed = req.sizes.size() - todo.size();
+  if (!existing.complete_sizes.empty() || existing.dropped_rows > 0)
+    obs.note(fmt::format("resuming {}: {} size{} already measured{}", req.out, outcome.resumed,
+                         outcome.resumed == 1 ? "" : "s",
+                         existing.dropped_rows > 0
+                             ? fmt::format(", {} row{} of an interrupted size dropped", existing.dropped_rows,
+                                           existing.dropped_rows == 1 ? "" : "s")
+                             : std::string()));
+  ProfileWriter writer(req.out, existing.dropped_rows > 0 ? &existing.rows : nullptr);
+
+  Team team(req.devices, req.team);
+  // Base powers: given, else the ones this file was measured with, else measured now.
+  for (std::size_t i = 0; i < team.size(); ++i) {
+    if (!team.info(i).has_energy()) continue;
+    for (const auto& [spec, w] : req.base_power)
+      if (spec.str() == team.info(i).name) team.set_base_power(i, w, "given");
+    if (team.info(i).base_power_w) continue;
+    for (const auto& r : existing.rows)
+      if (r.processor == team.info(i).name && r.base_power) {
+        team.set_base_power(i, *r.base_power, "from " + req.out);
+        break;
+      }
+  }
+  if (!todo.empty())
+    for (const auto& line : team.measure_base_power(req.idle_seconds)) obs.note(line);
+  for (std::size_t i = 0; i < team.size(); ++i) {
+    const auto& info = team.info(i);
+    if (info.has_energy() && !info.base_power_w) {
+      team.set_base_power(i, 0.0, "none: energies are total, not dynamic");
+      obs.note(fmt::format("{}: no base power (--idle-seconds 0 and no --base-power): its energy column is total "
+                           "energy",
+                           info.name));
+    }
+    if (!info.has_energy()) obs.note(fmt::format("{}: energy absent ({}); its energy column is 0 with "
+                                                 "energy_source=none",
+                                                 info.name, info.energy_absent));
+  }
+  outcome.processors = team.processors();
+  double base_sum = 0;
+  bool any = false;
+  for (const auto& p : outcome.processors)
+    if (p.has_energy()) {
+      base_sum += p.base_power_w.value_or(0.0);
+      any = true;
+    }
+  if (any) outcome.platform_base_power = base_sum;
+
+  obs.plan(todo.size(), outcome.resumed);
+  if (todo.empty()) return outcome;
+
+  // One problem for the whole profile: processor i uses rows [i * max, i * max + size).
+  const index_t max_size = *std::max_element(todo.begin(), todo.end());
+  const std::size_t p = team.size();
+  auto problem = app.make_problem(max_size * static_cast<index_t>(p), outcome.cols, p, req.seed);
+
+  for (std::size_t k = 0; k < todo.size(); ++k) {
+    if (stop != nullptr && stop->load()) {
+      outcome.interrupted = true;
+      break;
+    }
+    const index_t size = todo[k];
+    obs.size_begin(size, k);
+    std::vector<Block> blocks;
+    for (std::size_t i = 0; i < p; ++i) blocks.push_back({static_cast<index_t>(i) * max_size,
+                                                          static_cast<index_t>(i) * max_size + size});
+    const MeasureResult m =
+        measure(team, *problem, blocks, req.rule, [&](const RoundProgress& rp) { obs.round(size, rp); }, stop);
+    if (m.interrupted) {
+      outcome.interrupted = true;
+      break;
+    }
+    if (k == 0 || k + 1 == todo.size()) {  // the first and last sizes are checked against a reference
+      const Check c = problem->verify(blocks);
+      if (!c.ok)
+        throw DeviceError(fmt::format("{} at size {}: wrong results ({}); nothing was written for this size",
+                                      req.app, size, c.detail));
+    }
+    std::vector<ProfileRow> rows;
+    for (std::size_t i = 0; i < p; ++i) {
+      const auto& info = team.info(i);
+      const auto& pr = m.processors[i];
+      ProfileRow r;
+      r.processor = info.name;
+      r.size = size;
+      r.time = pr.time.mean;
+      r.time_ci = pr.time.ci;
+      r.reps = m.reps;
+      r.batch = m.batch;
+      if (pr.energy) {
+        r.energy_measured = pr.energy->mean;
+        r.energy = std::max(0.0, pr.energy->mean);
+        r.energy_ci = pr.energy->ci;
+        r.base_power = info.base_power_w.value_or(0.0);
+        r.energy_source = info.energy_source;
+      }
+      r.converged = m.converged;
+      r.gflops = pr.time.mean > 0 ? app.flops(size, outcome.cols) / pr.time.mean / 1e9 : 0.0;
+      r.app = req.app;
+      r.cols = outcome.cols;
+      rows.push_back(std::move(r));
+    }
+    writer.write(rows);
+    ++outcome.measured;
+    if (!m.converged) ++outcome.unconverged;
+    obs.size_end(size, m, rows);
+  }
+  return outcome;
+}
+
+}  // namespace ctrl::workloads

@@ -1,0 +1,50 @@
+// `ctrl profile`: measure every processor at every size, all processors at the same time, and
+// append the results to a profile file that an interrupted run resumes (docs/loop.md).
+#pragma once
+#include "workloads/measure.hpp"
+#include "workloads/profile_file.hpp"
+#include "workloads/team.hpp"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ctrl::workloads {
+
+struct ProfileRequest {
+  std::string app;                                       // "dgemm", "fft2d"
+  index_t cols = 0;                                      // N; 0: the file's (when resuming) or the app's default
+  std::vector<DeviceSpec> devices;
+  std::vector<index_t> sizes;
+  std::string out;                                       // the profile file
+  StopRule rule;
+  TeamOptions team;
+  std::vector<std::pair<DeviceSpec, double>> base_power; // given base powers, W
+  double idle_seconds = 2.0;                             // idle window for the others (0: none)
+  std::uint64_t seed = 1;
+};
+
+class ProfileObserver {
+ public:
+  virtual ~ProfileObserver() = default;
+  virtual void note(const std::string& /*line*/) {}
+  virtual void plan(std::size_t /*to_measure*/, std::size_t /*already_done*/) {}
+  virtual void size_begin(index_t /*size*/, std::size_t /*k*/) {}
+  virtual void round(index_t /*size*/, const RoundProgress& /*p*/) {}
+  virtual void size_end(index_t /*size*/, const MeasureResult& /*m*/, const std::vector<ProfileRow>& /*rows*/) {}
+};
+
+struct ProfileOutcome {
+  std::size_t measured = 0;       // sizes measured now
+  std::size_t resumed = 0;        // sizes found complete in the file
+  std::size_t unconverged = 0;    // sizes whose intervals stayed wider than asked
+  bool interrupted = false;
+  index_t cols = 0;
+  std::vector<ProcessorInfo> processors;
+  std::optional<double> platform_base_power;  // sum over processors with energy, W
+};
+
+ProfileOutcome run_profile(const ProfileRequest& request, ProfileObserver& observer, const StopFlag* stop = nullptr);
+
+}  // namespace ctrl::workloads

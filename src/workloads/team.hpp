@@ -1,0 +1,96 @@
+// A team of abstract processors: one controller per device spec, each with the energy meter that
+// covers its device, run together so that contention between them is part of every measurement
+// (papers/hepopta.txt: "the performance of these loosely-coupled abstract processors must be
+// measured simultaneously").
+//
+// One round (Team::run) is one energy window in which every processor with rows runs its block
+// `batch` times back to back, all starting together:
+//   1. each meter is read at the start of the window; a meter whose counter changes seldom
+//      (NVML: every 0.1 s) is read until its value changes, so that the window starts at a counter
+//      update rather than up to 0.1 s after one (and likewise at the end);
+//   2. one driver thread per processor waits at a latch, then runs attach / launch / detach of its
+//      block `batch` times and stamps its own completion: per-processor times without serialising;
+//   3. after the last processor is done, the meters are read again.
+// Per run: time_i = (end_i - start_i) / batch, and dynamic energy_i = (E_i(window) - P_base,i x
+// window_i) / batch, where P_base,i is the device's base power (measured idle, or given).
+//
+// Energy is attributed to a processor only when its meter covers its device alone: a CPU group
+// whose RAPL package also holds another processor of the team has "no sensor of its own".
+#pragma once
+#include "workloads/workload.hpp"
+
+#include <ctrl/ctrl.hpp>
+#include <ctrl/energy.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ctrl::workloads {
+
+struct ProcessorInfo {
+  DeviceSpec spec;
+  std::string name;                   // spec.str(): the processor's name in profiles and fronts
+  std::string description;            // the controller's own description
+  std::string energy_source = "none"; // the meter ("nvml:0"), or "none"
+  std::string energy_absent;          // "no sensor: ..." when energy_source is "none"
+  double update_interval_s = 0.0;     // the meter's resolution hint
+  std::optional<double> base_power_w; // idle power of the device, W
+  std::string base_power_origin;      // "measured idle for 2 s", "given", ...
+  bool has_energy() const { return energy_source != "none"; }
+};
+
+struct TeamOptions {
+  bool energy = true;          // read the meters (false: time only, as if no sensor existed)
+  double min_window_s = -1.0;  // shortest energy window; < 0: chosen from the meters (docs/loop.md)
+  // Shortest round: runs shorter than this are repeated back to back within a round, so that the
+  // common start's skew (tens of microseconds) and timer noise are spread over several runs.
+  double min_round_s = 0.02;
+};
+
+struct RoundResult {
+  int batch = 1;
+  double wall_s = 0.0;                           // per run: common start to the last completion
+  double window_s = 0.0;                         // the whole energy window (longest meter window)
+  std::vector<double> time_s;                    // per processor, per run (0 without rows)
+  std::vector<std::optional<double>> dynamic_j;  // per processor, per run (nullopt: no energy)
+};
+
+class Team {
+ public:
+  // Creates the controllers (UsageError for malformed, duplicate or overlapping devices; the
+  // runtime's errors for absent ones) and their meters.
+  explicit Team(const std::vector<DeviceSpec>& devices, TeamOptions options = {});
+  ~Team();
+  Team(const Team&) = delete;
+  Team& operator=(const Team&) = delete;
+
+  std::size_t size() const;
+  const ProcessorInfo& info(std::size_t i) const;
+  std::vector<ProcessorInfo> processors() const;
+  Controller& controller(std::size_t i);
+  bool any_energy() const;
+  double min_window_s() const;   // 0 when no processor has energy
+  // Runs per round so that a round lasts at least min_round_s and, with energy, its window at
+  // least min_window_s(), for runs of `run_s`.
+  int batch_for(double run_s) const;
+
+  void set_base_power(std::size_t i, double watts, std::string origin);
+  // Measures the idle power of every metered device that has none yet, all at once, for `seconds`.
+  // Returns a line per device for the user.
+  std::vector<std::string> measure_base_power(double seconds);
+
+  // One round: `blocks[i]` on processor i, `batch` times back to back; see the header comment.
+  RoundResult run(Problem& problem, const std::vector<Block>& blocks, int batch);
+
+ private:
+  struct Member;
+  std::vector<std::unique_ptr<Member>> members_;
+  TeamOptions options_;
+};
+
+// Cores a CPU-style spec names ("cpu" alone: every usable core).
+std::vector<int> spec_cores(const DeviceSpec& spec);
+
+}  // namespace ctrl::workloads

@@ -1,0 +1,81 @@
+// Applications for workload distribution (papers/hepopta.txt, the use cases): a matrix of m rows is
+// split into row blocks, one block per controller, and every controller computes its block with the
+// best library of its device. The workload size x_i given to a processor is its number of rows.
+//
+//   dgemm   C[m x N] = A[m x N] . B[N x N] in double precision (the paper's 1-D split of DGEMM);
+//           OpenBLAS on CPU controllers, cuBLAS on GPUs. Each processor gets a replica of B.
+//   fft2d   the row phase of the 2-D FFT of an m x N single-precision complex matrix: every row
+//           of the processor's block is transformed by an N-point forward FFT (out of place,
+//           X -> Y); FFTW on CPU controllers, cuFFT on GPUs. (A full 2-D FFT is this phase, a
+//           transpose, and the same phase again on the transpose: docs/loop.md.)
+//
+// A Problem holds the host arrays of one instance. run_block() attaches row-block sub-tiles
+// (Tile::rows) of those arrays to a controller, launches, detaches: one application run on one
+// processor, including the transfers a separate-memory device needs. Distinct blocks may run at
+// the same time from different threads, each on its own controller and slot.
+#pragma once
+#include <ctrl/ctrl.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ctrl::workloads {
+
+// Rows [begin, end) of a problem.
+struct Block {
+  index_t begin = 0, end = 0;
+  index_t rows() const { return end - begin; }
+  bool empty() const { return end <= begin; }
+};
+
+// Consecutive blocks for a distribution, in processor order: sizes {3, 0, 5} -> [0,3) [3,3) [3,8).
+std::vector<Block> consecutive_blocks(const std::vector<index_t>& sizes);
+
+// What verification found.
+struct Check {
+  bool ok = true;
+  double worst = 0.0;        // the largest error divided by its tolerance (ok when <= 1)
+  std::size_t rows_checked = 0;
+  std::string method;        // how the rows were checked, in words
+  std::string detail;        // where the worst (or first failing) element is
+};
+
+class Problem {
+ public:
+  virtual ~Problem() = default;
+  virtual index_t rows() const = 0;
+  virtual index_t cols() const = 0;
+  // One run of rows [b.begin, b.end) on controller c (blocks until done). `slot` names the
+  // processor (0 .. slots-1): replicated operands are per slot. An empty block does nothing.
+  virtual void run_block(Controller& c, Block b, std::size_t slot) = 0;
+  // Checks the outputs of these blocks against a reference (see each workload for how).
+  virtual Check verify(const std::vector<Block>& blocks) const = 0;
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  virtual std::string name() const = 0;
+  // One line: what is computed, with the fixed dimension N.
+  virtual std::string summary(index_t cols) const = 0;
+  virtual index_t default_cols() const = 0;
+  // Floating-point operations of `rows` rows (for speeds in GFLOP/s, as the paper's figures).
+  virtual double flops(index_t rows, index_t cols) const = 0;
+  // Host arrays for `rows` rows and N = cols, inputs filled deterministically from `seed`,
+  // outputs filled with NaN (so that a row that never ran fails verification), and `slots`
+  // replicas of the operands every processor needs whole.
+  virtual std::unique_ptr<Problem> make_problem(index_t rows, index_t cols, std::size_t slots,
+                                                std::uint64_t seed) const = 0;
+};
+
+// "dgemm" or "fft2d"; throws UsageError naming the known ones.
+const Workload& find_workload(std::string_view name);
+std::vector<std::string> workload_names();
+
+// Deterministic uniform numbers in [-1, 1): element i of stream s depends only on (seed, s, i).
+double uniform(std::uint64_t seed, std::uint64_t stream, std::uint64_t i);
+
+}  // namespace ctrl::workloads

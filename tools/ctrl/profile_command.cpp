@@ -1,0 +1,198 @@
+// ctrl profile APP --device D... --sizes FROM:TO:STEP --out FILE.csv [options]
+// Measures time and dynamic energy of every processor at every size, all processors at once, and
+// appends them to a profile that `ctrl pareto` reads; an interrupted profile resumes when the same
+// command is run again (docs/tool.md, docs/loop.md).
+#include "command.hpp"
+#include "loop_common.hpp"
+#include "progress_bar.hpp"
+
+#include "workloads/loop_args.hpp"
+#include "workloads/profiler.hpp"
+
+#include <fmt/format.h>
+
+#include <csignal>
+#include <iostream>
+#include <memory>
+#include <algorithm>
+#include <cmath>
+
+namespace ctrl::tool {
+
+namespace {
+
+struct ProfileArgs {
+  std::string app;
+  std::vector<std::string> devices;
+  std::vector<std::string> sizes;
+  std::string out;
+  std::string cols;
+  int min_reps = 3;
+  int max_reps = 30;
+  double precision = 0.025;
+  double max_seconds = 0;
+  std::vector<std::string> base_power;
+  double idle_seconds = 2.0;
+  bool no_energy = false;
+  double min_window = -1;
+  double min_round = 0.02;
+  std::uint64_t seed = 1;
+  std::string progress = "auto";
+};
+
+class Observer final : public workloads::ProfileObserver {
+ public:
+  Observer(ProgressBar& bar, std::vector<index_t> todo) : bar_(bar), todo_(std::move(todo)) {
+    for (const index_t s : todo_) todo_weight_ += static_cast<double>(s);  // bigger sizes take longer
+  }
+
+  void note(const std::string& line) override { bar_.line("profile: " + line); }
+  void plan(std::size_t to_measure, std::size_t done) override {
+    total_ = to_measure;
+    bar_.line(fmt::format("profile: {} size{} to measure{}", to_measure, to_measure == 1 ? "" : "s",
+                          done ? fmt::format(" ({} already in the file)", done) : std::string()));
+  }
+  void size_begin(index_t size, std::size_t k) override {
+    k_ = k;
+    current_ = size;
+    bar_.update(fraction(0), fmt::format("size {} ({}/{})  warm-up", size, k + 1, total_), true);
+  }
+  void round(index_t size, const workloads::RoundProgress& p) override {
+    const double within = std::min(1.0, static_cast<double>(p.rep) / std::max(3, std::min(p.max_reps, 10)));
+    bar_.update(fraction(within),
+                fmt::format("size {} ({}/{})  round {} x{}  ci {:.1f}%", size, k_ + 1, total_, p.rep, p.batch,
+                            std::isfinite(p.worst_relative_ci) ? p.worst_relative_ci * 100 : 999.0));
+  }
+  void size_end(index_t size, const workloads::MeasureResult& m,
+                const std::vector<workloads::ProfileRow>& rows) override {
+    done_weight_ += static_cast<double>(size);
+    std::string text = fmt::format("profile: size {} ({}/{}): {} round{} x{}", size, k_ + 1, total_, m.reps,
+                                   m.reps == 1 ? "" : "s", m.batch);
+    for (const auto& r : rows) {
+      text += fmt::format("  {} {} ±{:.1f}%", r.processor, format_seconds(r.time), 100 * r.time_ci / r.time);
+      if (r.energy_measured) text += fmt::format(" {}", format_joules(*r.energy_measured));
+    }
+    if (!m.converged) text += fmt::format("  (not converged: {})", m.limiting);
+    bar_.line(text);
+  }
+
+ private:
+  double fraction(double within) const {
+    if (todo_weight_ <= 0) return 0;
+    return (done_weight_ + within * static_cast<double>(current_)) / todo_weight_;
+  }
+
+  ProgressBar& bar_;
+  std::vector<index_t> todo_;
+  std::size_t total_ = 0, k_ = 0;
+  index_t current_ = 0;
+  double todo_weight_ = 0, done_weight_ = 0;
+};
+
+workloads::StopFlag* interrupted = nullptr;
+
+extern "C" void on_interrupt(int) {
+  if (interrupted != nullptr) interrupted->store(true);
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+  std::signal(SIGTERM, SIG_DFL);
+}
+
+int run_profile_command(const ProfileArgs& a) {
+  workloads::ProfileRequest req;
+  req.app = a.app;
+  workloads::find_workload(a.app);  // the application first: its name is the first thing to be wrong
+  if (a.devices.empty()) throw exit_error(exit_bad_input, "profile: name the processors with --device (cpu:0-3, cuda:0)");
+  for (const auto& d : a.devices) req.devices.push_back(parse_device(d));
+  req.sizes = workloads::parse_sizes(a.sizes);
+  req.out = a.out;
+  if (!a.cols.empty()) req.cols = workloads::parse_positive(a.cols, "--cols");
+  req.rule = {a.min_reps, a.max_reps, a.precision, a.max_seconds};
+  req.rule.validate();
+  req.team.energy = !a.no_energy;
+  req.team.min_window_s = a.min_window;
+  if (!(a.min_round >= 0)) throw exit_error(exit_bad_input, "--min-round must not be negative");
+  req.team.min_round_s = a.min_round;
+  for (const auto& b : a.base_power) req.base_power.push_back(workloads::parse_device_value(b, "--base-power"));
+  if (!(a.idle_seconds >= 0)) throw exit_error(exit_bad_input, "--idle-seconds must not be negative");
+  req.idle_seconds = a.idle_seconds;
+  req.seed = a.seed;
+  prefer_pci_order_for_cuda();
+
+  ProgressBar bar(ProgressBar::parse_mode(a.progress));
+  std::vector<index_t> todo;
+  {
+    const auto existing = workloads::read_profile_file(req.out);
+    for (const index_t s : req.sizes)
+      if (!std::binary_search(existing.complete_sizes.begin(), existing.complete_sizes.end(), s)) todo.push_back(s);
+  }
+  Observer obs(bar, todo);
+  workloads::StopFlag stop{false};
+  interrupted = &stop;
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+  const workloads::ProfileOutcome o = workloads::run_profile(req, obs, &stop);
+  interrupted = nullptr;
+  bar.finish();
+
+  const auto& app = workloads::find_workload(a.app);
+  std::cout << app.summary(o.cols) << '\n';
+  std::cout << fmt::format("profile {}: {} size{} measured now, {} already there", req.out, o.measured,
+                           o.measured == 1 ? "" : "s", o.resumed)
+            << (o.unconverged ? fmt::format(", {} not converged within the repetition bound", o.unconverged) : "")
+            << '\n';
+  for (const auto& p : o.processors) {
+    std::cout << fmt::format("  {:<14} {}", p.name, p.description);
+    if (p.has_energy())
+      std::cout << fmt::format("; energy from {}, base power {:.2f} W ({})", p.energy_source,
+                               p.base_power_w.value_or(0.0), p.base_power_origin);
+    else
+      std::cout << "; energy absent: " << p.energy_absent;
+    std::cout << '\n';
+  }
+  if (o.platform_base_power)
+    std::cout << fmt::format("  platform base power (devices with a meter): {:.2f} W\n", *o.platform_base_power);
+  if (o.interrupted) {
+    std::cout << "interrupted: the sizes measured so far are in " << req.out
+              << "; run the same command again to resume\n";
+    return 130;
+  }
+  const index_t total_rows = req.sizes.back() * static_cast<index_t>(req.devices.size());
+  std::cout << fmt::format("next: ctrl pareto --profile {} --workload N   (N up to {})\n", req.out, total_rows);
+  return exit_ok;
+}
+
+}  // namespace
+
+void add_profile(CLI::App& app, action& run) {
+  auto args = std::make_shared<ProfileArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "profile", "Measure time and energy of every processor at every size, all at once, into a profile for ctrl pareto");
+  cmd->add_option("app", args->app, "The application: dgemm or fft2d")->required();
+  cmd->add_option("--device", args->devices, "A processor (repeat): cpu:0-7, cuda:0, offload:0-3")->required();
+  cmd->add_option("--sizes", args->sizes, "Rows per processor: FROM:TO:STEP, or a,b,c (repeatable)")->required();
+  cmd->add_option("--out", args->out, "The profile file (CSV); an existing one is resumed")->required();
+  cmd->add_option("--cols", args->cols, "N, the fixed dimension (dgemm: 512, fft2d: 4096 by default)");
+  cmd->add_option("--min-reps", args->min_reps, "Fewest measured rounds per size")->capture_default_str();
+  cmd->add_option("--max-reps", args->max_reps, "Most measured rounds per size")->capture_default_str();
+  cmd->add_option("--precision", args->precision,
+                  "Stop when the 95% confidence interval of every mean is within this fraction of it")
+      ->capture_default_str();
+  cmd->add_option("--max-seconds", args->max_seconds, "Stop repeating a size after this long (0: no limit)")
+      ->capture_default_str();
+  cmd->add_option("--base-power", args->base_power, "A device's base power, DEVICE=WATTS (else measured idle)");
+  cmd->add_option("--idle-seconds", args->idle_seconds, "Idle window to measure base powers (0: do not)")
+      ->capture_default_str();
+  cmd->add_flag("--no-energy", args->no_energy, "Measure time only");
+  cmd->add_option("--min-window", args->min_window,
+                  "Shortest energy window in seconds (default: from the meters; runs are batched to reach it)");
+  cmd->add_option("--min-round", args->min_round,
+                  "Shortest round in seconds: shorter runs are repeated back to back within a round")
+      ->capture_default_str();
+  cmd->add_option("--seed", args->seed, "Seed of the input data")->capture_default_str();
+  cmd->add_option("--progress", args->progress, "auto (a bar on a terminal, else lines), bar, plain or none")
+      ->check(CLI::IsMember({"auto", "bar", "plain", "none"}))
+      ->capture_default_str();
+  cmd->callback([&run, args] { run = [args] { return run_profile_command(*args); }; });
+}
+
+}  // namespace ctrl::tool
