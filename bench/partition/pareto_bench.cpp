@@ -4,7 +4,7 @@
 //
 //   pareto_bench [benchmark flags]      Google Benchmark (use --benchmark_format=json)
 //   pareto_bench --peak ALGO P M N      one run in this process; prints time and peak memory
-//                                       as JSON (ALGO: dp, dp1 (one thread), paper, hpopta)
+//                                       as JSON (ALGO: dp, dpK (K threads), paper, hpopta)
 #include "dgemm_like.hpp"
 
 #include <ctrl/partition/hepopta_paper.hpp>
@@ -88,16 +88,17 @@ BENCHMARK(BM_Dp)->Name("scale/10x/dp-1thread")->Args({32, 2000, 4000, 1})->Unit(
 BENCHMARK(BM_Hpopta)->Name("scale/10x/hpopta")->Args({32, 2000, 4000})->Unit(benchmark::kMillisecond)->Iterations(3);
 
 // Growth of the dynamic programme around the larger scale (one thread, to show the algorithm).
+// Only sizes up to n can be used, so m is varied below n and n with m below it.
 BENCHMARK(BM_Dp)->Name("growth/dp/p")->ArgsProduct({{4, 8, 16, 32}, {2000}, {4000}, {1}})->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_Dp)->Name("growth/dp/m")->ArgsProduct({{32}, {250, 500, 1000, 2000}, {4000}, {1}})->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK(BM_Dp)->Name("growth/dp/n")->ArgsProduct({{32}, {2000}, {500, 1000, 2000, 4000}, {1}})->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Dp)->Name("growth/dp/n")->ArgsProduct({{32}, {500}, {1000, 2000, 4000, 8000}, {1}})->Unit(benchmark::kMillisecond)->Iterations(1);
 // Growth of both algorithms around the paper's scale.
 BENCHMARK(BM_Dp)->Name("growth/small/dp/p")->ArgsProduct({{2, 3, 5, 8, 12}, {450}, {268}, {1}})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Paper)->Name("growth/small/paper/p")->ArgsProduct({{2, 3, 5, 8, 12}, {450}, {268}})->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Dp)->Name("growth/small/dp/m")->ArgsProduct({{5}, {112, 225, 450, 900, 1800}, {268}, {1}})->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Paper)->Name("growth/small/paper/m")->ArgsProduct({{5}, {112, 225, 450, 900, 1800}, {268}})->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Dp)->Name("growth/small/dp/n")->ArgsProduct({{5}, {450}, {67, 134, 268, 536, 1072}, {1}})->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Paper)->Name("growth/small/paper/n")->ArgsProduct({{5}, {450}, {67, 134, 268, 536, 1072}})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Dp)->Name("growth/small/dp/m")->ArgsProduct({{5}, {67, 134, 201, 268}, {268}, {1}})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Paper)->Name("growth/small/paper/m")->ArgsProduct({{5}, {67, 134, 201, 268}, {268}})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Dp)->Name("growth/small/dp/n")->ArgsProduct({{5}, {128}, {160, 320, 480, 600}, {1}})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Paper)->Name("growth/small/paper/n")->ArgsProduct({{5}, {128}, {160, 320, 480, 600}})->Unit(benchmark::kMillisecond);
 
 // One run, in a fresh process, for its peak resident memory.
 int peak(const std::string& algo, int p, int m, Size n) {
@@ -106,9 +107,9 @@ int peak(const std::string& algo, int p, int m, Size n) {
   getrusage(RUSAGE_SELF, &before);
   const auto t0 = std::chrono::steady_clock::now();
   std::size_t points = 0;
-  if (algo == "dp" || algo == "dp1") {
+  if (algo.rfind("dp", 0) == 0) {
     DpOptions opt;
-    opt.threads = algo == "dp1" ? 1 : 0;
+    opt.threads = algo == "dp" ? 0u : static_cast<unsigned>(std::atoi(algo.c_str() + 2));
     points = pareto_front_dp(prof, n, opt).size();
   } else if (algo == "paper") {
     points = hepopta_paper(prof, n).size();

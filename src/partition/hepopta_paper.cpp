@@ -80,7 +80,7 @@ class Kernel {
     }
     ++trace_.saves;  // SavePareto
     auto& slot = trace_.memo[static_cast<std::size_t>(i - 1)][static_cast<std::size_t>(w)];
-    slot = std::move(set);
+    slot.assign(set.begin(), set.end());  // exactly sized: the candidates were many more
     trace_.saved_flag[static_cast<std::size_t>(i - 1)][static_cast<std::size_t>(w)] = 1;
     return slot;
   }
