@@ -2,6 +2,7 @@
 
 #include "dp_kernels.hpp"
 #include "instance.hpp"
+#include "probes.hpp"
 #include "simd.hpp"
 
 #include <algorithm>
@@ -19,10 +20,11 @@ namespace {
 using detail::inf;
 using detail::Instance;
 using detail::Item;
+using detail::parallel;
+using detail::Probes;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::uint32_t none = UINT32_MAX;
-constexpr std::size_t probe_memory_cap = std::size_t{256} << 20;  // bytes of probe tables
 
 // The first i in [0, len) with a + b[i] < c[i], or len. Blocks of 8 are tested with vector
 // compares and no branch per element, so the common case (no improvement) costs little.
@@ -156,110 +158,12 @@ struct Sweeper {
   }
 };
 
-// Energy bounds at a few time thresholds: for each, the least energy of the remaining processors
-// (suffix programme) and the least energy of a whole distribution within that time.
-struct Probes {
-  std::vector<std::uint32_t> rank;    // thresholds, increasing
-  std::vector<double> best;           // least total energy within each threshold
-  std::vector<double> rest;           // [j][k][r]: least energy of processors k.. for workload r
-  std::vector<std::uint32_t> probe_of;  // per rank up to the last threshold
-
-  std::size_t count() const { return rank.size(); }
-
-  // bound[r * J + j]: the largest energy a partial point may have at level k (processors 0..k) with
-  // remaining workload r and final time in probe interval j or later.
-  void level_bound(const Instance& in, int k, double slack, std::vector<double>& bound) const {
-    const std::size_t J = count(), s = in.stride();
-    bound.resize(s * J);
-    for (std::size_t r = 0; r < s; ++r) {
-      double b = -inf;
-      for (std::size_t j = J; j-- > 0;) {
-        const std::size_t next = std::min(j + 1, J - 1);  // completions in [T_j, T_{j+1})
-        const double lower = rest[(next * static_cast<std::size_t>(in.p + 1) + static_cast<std::size_t>(k + 1)) * s + r];
-        b = std::max(b, best[j] - lower);
-        bound[r * J + j] = b + slack;
-      }
-    }
-  }
-};
-
 unsigned thread_count(const DpOptions& opt, const Instance& in) {
   std::size_t items = 0;
   for (const auto& v : in.items) items += v.size();
   if (items * static_cast<std::size_t>(in.n) < (std::size_t{1} << 22)) return 1;
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   return opt.threads != 0 ? opt.threads : std::min(hw, 8u);
-}
-
-template <class F>
-void parallel(unsigned threads, F&& body) {
-  if (threads <= 1) {
-    body(0u);
-    return;
-  }
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back([&body, t] { body(t); });
-  body(0u);
-  for (std::thread& th : pool) th.join();
-}
-
-// Thresholds: a few spread evenly over the ranks between the time-optimal and energy-optimal
-// times, then more where the least energy falls most between two thresholds (where the front
-// changes, the bounds between thresholds are loosest). Each is computed in parallel.
-Probes make_probes(const Instance& in, std::uint32_t first, std::uint32_t last, double elimit, int wanted,
-                   unsigned threads) {
-  const std::size_t table = static_cast<std::size_t>(in.p + 1) * in.stride();
-  const std::size_t cap = std::max<std::size_t>(2, probe_memory_cap / (table * sizeof(double)));
-  // Both ends are thresholds: the last interval's bound uses the energy-optimal time.
-  const std::size_t J = last == first ? 1 : std::clamp<std::size_t>(static_cast<std::size_t>(wanted), 2, std::min<std::size_t>(cap, last - first + 1));
-  struct Done {
-    std::uint32_t rank;
-    std::vector<double> rest;
-  };
-  std::vector<Done> done;
-  const auto compute = [&](const std::vector<std::uint32_t>& ranks) {
-    const std::size_t first_new = done.size();
-    for (const std::uint32_t r : ranks) done.push_back(Done{r, std::vector<double>(table)});
-    const unsigned T = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(ranks.size())));
-    parallel(T, [&](unsigned t) {
-      for (std::size_t j = first_new + t; j < done.size(); j += T)
-        detail::suffix_min_energy(in, in.times[done[j].rank], elimit, done[j].rest.data());
-    });
-    std::sort(done.begin(), done.end(), [](const Done& a, const Done& b) { return a.rank < b.rank; });
-  };
-  const std::size_t even = std::min<std::size_t>(J, 8);
-  std::vector<std::uint32_t> ranks;
-  for (std::size_t j = 0; j < even; ++j)
-    ranks.push_back(even == 1 ? first : first + static_cast<std::uint32_t>(static_cast<double>(last - first) * static_cast<double>(j) / static_cast<double>(even - 1) + 0.5));
-  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-  compute(ranks);
-  const auto n = static_cast<std::size_t>(in.n);
-  while (done.size() < J) {
-    std::vector<std::pair<double, std::size_t>> drops;  // (energy drop, interval)
-    for (std::size_t j = 0; j + 1 < done.size(); ++j)
-      if (done[j + 1].rank - done[j].rank >= 2) drops.emplace_back(done[j].rest[n] - done[j + 1].rest[n], j);
-    if (drops.empty()) break;
-    std::sort(drops.begin(), drops.end(), [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
-    ranks.clear();
-    for (std::size_t i = 0; i < drops.size() && ranks.size() < std::max<std::size_t>(4, 2 * threads) && done.size() + ranks.size() < J; ++i) {
-      const std::size_t j = drops[i].second;
-      ranks.push_back(done[j].rank + (done[j + 1].rank - done[j].rank) / 2);
-    }
-    compute(ranks);
-  }
-  Probes pr;
-  pr.rest.resize(done.size() * table);
-  for (std::size_t j = 0; j < done.size(); ++j) {
-    pr.rank.push_back(done[j].rank);
-    pr.best.push_back(done[j].rest[n]);
-    std::copy(done[j].rest.begin(), done[j].rest.end(), pr.rest.begin() + static_cast<std::ptrdiff_t>(j * table));
-  }
-  pr.probe_of.assign(static_cast<std::size_t>(last) + 1, 0);
-  for (std::size_t j = 0, r = 0; r <= last; ++r) {
-    while (j + 1 < pr.count() && pr.rank[j + 1] <= r) ++j;
-    pr.probe_of[r] = static_cast<std::uint32_t>(j);
-  }
-  return pr;
 }
 
 }  // namespace
@@ -292,7 +196,7 @@ Front pareto_front_dp(const Profile& profile, Size workload, const DpOptions& op
     std::stable_sort(usable[k].begin(), usable[k].end(), [](const Item& a, const Item& b) { return a.rank < b.rank; });
   }
   Probes probes;
-  if (opt.probes > 0) probes = make_probes(in, rstar, rmax, eps, opt.probes, threads);
+  if (opt.probes > 0) probes = detail::make_probes(in, rstar, rmax, eps, opt.probes, threads);
   const double slack = 1e-9 * eps;
   const auto t1 = Clock::now();
 
