@@ -146,6 +146,8 @@ class DgemmProblem final : public Problem {
     return check;
   }
 
+  void perturb_output(index_t row, index_t col, double delta) override { c_(row, col) += delta; }
+
  private:
   index_t m_, n_;
   Tile<double, 2> a_, c_;

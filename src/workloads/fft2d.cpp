@@ -148,6 +148,10 @@ class Fft2dProblem final : public Problem {
     return check;
   }
 
+  void perturb_output(index_t row, index_t col, double delta) override {
+    y_(row, col) += cfloat(static_cast<float>(delta), 0.0F);
+  }
+
  private:
   template <class T>
   static std::string fmt_c(std::complex<T> v) {

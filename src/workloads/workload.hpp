@@ -53,6 +53,8 @@ class Problem {
   virtual void run_block(Controller& c, Block b, std::size_t slot) = 0;
   // Checks the outputs of these blocks against a reference (see each workload for how).
   virtual Check verify(const std::vector<Block>& blocks) const = 0;
+  // For tests of verify(): adds `delta` to output element (row, col) (to its real part for fft2d).
+  virtual void perturb_output(index_t row, index_t col, double delta) = 0;
 };
 
 class Workload {

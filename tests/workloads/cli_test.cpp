@@ -1,0 +1,293 @@
+// `ctrl devices | power | profile | run` end to end, through the built tool: outputs, files, the
+// loop profile -> pareto -> run, resumption after an interruption, and exit codes (0 ok, 1 failure,
+// 2 bad arguments or input, 130 interrupted).
+#include <ctrl/partition/profile_csv.hpp>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fcntl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (const char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+// Small and quick: a profile with tiny sizes on the two cores of the CI machine.
+const std::vector<std::string> quick = {"--min-round", "0.002", "--max-reps", "4", "--progress", "plain"};
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fs::exists(CTRL_TOOL)) GTEST_SKIP() << "not built: " << CTRL_TOOL;
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() / ("ctrl-loop-cli-" + std::to_string(::getpid()) + "-" + info->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    if (!dir_.empty()) fs::remove_all(dir_, ec);
+  }
+
+  Result run(const std::vector<std::string>& args, const std::vector<std::string>& extra = {}) const {
+    std::string cmd = quote(CTRL_TOOL);
+    for (const auto& a : args) cmd += " " + quote(a);
+    for (const auto& a : extra) cmd += " " + quote(a);
+    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
+    cmd += " > " + quote(out.string()) + " 2> " + quote(err.string());
+    const int status = std::system(cmd.c_str());
+    Result r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  // A profile of dgemm on cpu:0 and cpu:1, and its front.
+  void make_profile_and_front(const std::string& app = "dgemm", const std::string& cols = "32") {
+    const Result p = run({"profile", app, "--device", "cpu:0", "--device", "cpu:1", "--sizes", "4:16:4", "--cols",
+                          cols, "--out", path("p.csv")},
+                         quick);
+    ASSERT_EQ(p.code, 0) << p.out << p.err;
+    const Result f = run({"pareto", "--profile", path("p.csv"), "--workload", "20", "--format", "json"});
+    ASSERT_EQ(f.code, 0) << f.err;
+    std::ofstream(path("front.json")) << f.out;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(Cli, DevicesTableAndJson) {
+  const Result t = run({"devices"});
+  ASSERT_EQ(t.code, 0) << t.err;
+  EXPECT_NE(t.out.find("CPU "), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("package 0"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("NUMA node"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("Energy meters"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("Processors to profile"), std::string::npos) << t.out;
+  const Result j = run({"devices", "--format", "json"});
+  ASSERT_EQ(j.code, 0) << j.err;
+  const auto doc = nlohmann::json::parse(j.out);
+  EXPECT_GE(doc.at("cpu").at("logical_cores").get<int>(), 1);
+  EXPECT_FALSE(doc.at("cpu").at("packages").empty());
+  EXPECT_TRUE(doc.at("cpu").at("packages")[0].at("meter").contains("present"));
+  EXPECT_TRUE(doc.at("gpus").is_array());
+  EXPECT_FALSE(doc.at("meters").empty());
+  EXPECT_FALSE(doc.at("suggested").empty());
+  const Result s = run({"devices", "--format", "specs", "--groups", "1"});
+  ASSERT_EQ(s.code, 0);
+  EXPECT_EQ(s.out.rfind("cpu:", 0), 0U) << s.out;
+  EXPECT_EQ(run({"devices", "--format", "yaml"}).code, 2);
+}
+
+TEST_F(Cli, PowerIdle) {
+  const Result r = run({"power", "--idle", "--seconds", "0.3", "--device", "cpu:0", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc.at("devices").size(), 1U);
+  const auto& d = doc.at("devices")[0];
+  EXPECT_EQ(d.at("device"), "cpu:0");
+  if (d.at("base_power_w").is_null())
+    EXPECT_EQ(d.at("reason").get<std::string>().rfind("no sensor: ", 0), 0U);
+  else
+    EXPECT_GT(d.at("base_power_w").get<double>(), 0.0);
+  const Result t = run({"power", "--idle", "--seconds", "0.2"});
+  EXPECT_EQ(t.code, 0) << t.err;
+  EXPECT_NE(t.out.find("cpu"), std::string::npos);
+  const Result bad = run({"power", "--seconds", "1"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--idle"), std::string::npos) << bad.err;
+  EXPECT_EQ(run({"power", "--idle", "--seconds", "0"}).code, 2);
+}
+
+TEST_F(Cli, ProfileWritesAProfileForPareto) {
+  const Result r = run({"profile", "dgemm", "--device", "cpu:0", "--device", "cpu:1", "--sizes", "4:12:4", "--cols",
+                        "24", "--out", path("p.csv")},
+                       quick);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("profile: size 12 (3/3)"), std::string::npos) << r.err;  // plain lines, not a bar
+  EXPECT_EQ(r.err.find('\r'), std::string::npos);
+  EXPECT_NE(r.out.find("next: ctrl pareto"), std::string::npos) << r.out;
+  const auto profile = ctrl::partition::read_profile_csv(path("p.csv"));
+  ASSERT_EQ(profile.size(), 2U);
+  EXPECT_EQ(profile[0].name(), "cpu:0");
+  EXPECT_EQ(profile[1].name(), "cpu:1");
+  EXPECT_EQ(profile[0].size(), 3U);
+  const std::string text = slurp(path("p.csv"));
+  EXPECT_EQ(text.rfind("processor,size,time,energy,reps,batch,time_ci,energy_ci", 0), 0U) << text;
+  EXPECT_NE(text.find(",dgemm,24"), std::string::npos);
+}
+
+TEST_F(Cli, ProfileResumesAnInterruptedFile) {
+  const std::vector<std::string> args = {"profile", "fft2d", "--device", "cpu:0", "--device", "cpu:1",
+                                         "--sizes", "2:8:2", "--cols", "16", "--out", path("p.csv")};
+  ASSERT_EQ(run(args, quick).code, 0);
+  // Cut the file inside its last size, as an interruption would.
+  std::string text = slurp(path("p.csv"));
+  const std::size_t last = text.rfind('\n', text.size() - 2);
+  text.resize(last + 10);
+  std::ofstream(path("p.csv"), std::ios::binary | std::ios::trunc) << text;
+  const Result r = run(args, quick);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("resuming"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("1 size measured now, 3 already there"), std::string::npos) << r.out;
+  EXPECT_EQ(ctrl::partition::read_profile_csv(path("p.csv"))[1].size(), 4U);
+  // Other devices against the same file: refused, nothing measured.
+  std::vector<std::string> other = args;
+  other[3] = "cpu:1";
+  other[5] = "cpu:0";
+  const Result o = run(other, quick);
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("repeat the same command to resume"), std::string::npos) << o.err;
+}
+
+TEST_F(Cli, ProfileStopsOnInterruptAndResumes) {
+  const std::vector<std::string> args = {CTRL_TOOL, "profile", "dgemm", "--device", "cpu:0", "--device", "cpu:1",
+                                         "--sizes", "8:400:8", "--cols", "96", "--out", path("p.csv"),
+                                         "--min-round", "0.01", "--max-reps", "5", "--progress", "none"};
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 1);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  // Wait until a few sizes are in the file, then Ctrl-C.
+  for (int i = 0; i < 400; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    const std::string text = slurp(path("p.csv"));
+    if (std::count(text.begin(), text.end(), '\n') >= 7) break;
+  }
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  const int code = WEXITSTATUS(status);
+  if (code == 0) GTEST_SKIP() << "the profile finished before the interrupt";
+  EXPECT_EQ(code, 130);
+  const std::size_t kept = ctrl::partition::read_profile_csv(path("p.csv"))[0].size();
+  EXPECT_GE(kept, 3U);
+  EXPECT_LT(kept, 50U);
+  // The same command, limited to the sizes already there, has nothing to do.
+  std::vector<std::string> again(args.begin() + 1, args.end());
+  again[7] = "8";
+  const Result r = run(again);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("0 sizes measured now, 1 already there"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, RunTheFrontsPointsAndASplit) {
+  make_profile_and_front();
+  for (const std::string pick : {"fastest", "least-energy", "load-balanced", "1"}) {
+    const Result r = run({"run", "dgemm", "--front", path("front.json"), "--pick", pick, "--profile", path("p.csv")},
+                         quick);
+    ASSERT_EQ(r.code, 0) << pick << ": " << r.out << r.err;
+    EXPECT_NE(r.out.find("check: passed"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("distribution (20 rows)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("predicted"), std::string::npos);
+  }
+  const Result j = run({"run", "dgemm", "--split", "cpu:0=7", "--split", "cpu:1=0", "--cols", "40", "--format",
+                        "json"},
+                       quick);
+  ASSERT_EQ(j.code, 0) << j.err;
+  const auto doc = nlohmann::json::parse(j.out);
+  EXPECT_EQ(doc.at("rows"), 7);
+  EXPECT_EQ(doc.at("cols"), 40);
+  EXPECT_TRUE(doc.at("check").at("ok").get<bool>());
+  ASSERT_EQ(doc.at("processors").size(), 2U);
+  EXPECT_EQ(doc.at("processors")[1].at("rows"), 0);
+  EXPECT_TRUE(doc.at("processors")[1].at("time").at("measured").is_null());
+  EXPECT_GT(doc.at("total").at("time").at("measured").at("mean").get<double>(), 0.0);
+  EXPECT_TRUE(doc.at("total").at("time").at("predicted").is_null());  // no profile, no prediction
+  // With the profile of the same N, predictions per processor.
+  const Result p = run({"run", "dgemm", "--split", "cpu:0=8", "--split", "cpu:1=12", "--profile", path("p.csv"),
+                        "--format", "json"},
+                       quick);
+  ASSERT_EQ(p.code, 0) << p.err;
+  const auto pd = nlohmann::json::parse(p.out);
+  EXPECT_EQ(pd.at("cols"), 32);
+  EXPECT_GT(pd.at("processors")[0].at("time").at("predicted").get<double>(), 0.0);
+  EXPECT_FALSE(pd.at("total").at("time").at("error").is_null());
+}
+
+TEST_F(Cli, RunFft2dFromTheProfileAlone) {
+  make_profile_and_front("fft2d", "64");
+  const Result r = run({"run", "fft2d", "--profile", path("p.csv"), "--workload", "24", "--pick", "fastest"}, quick);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("check: passed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Parseval"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, BadArgumentsExitWith2AndSayWhy) {
+  make_profile_and_front();
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {{"profile", "sgemm", "--device", "cpu:0", "--sizes", "4", "--out", path("x.csv")}, "unknown application"},
+      {{"profile", "dgemm", "--device", "cpu:0", "--sizes", "8:4:1", "--out", path("x.csv")}, "TO is below FROM"},
+      {{"profile", "dgemm", "--device", "cpu:0", "--device", "cpu:0-1", "--sizes", "4", "--out", path("x.csv")},
+       "share core 0"},
+      {{"profile", "dgemm", "--device", "tpu:0", "--sizes", "4", "--out", path("x.csv")}, "tpu"},
+      {{"profile", "dgemm", "--device", "cpu:0", "--sizes", "4", "--out", path("x.csv"), "--min-reps", "1"},
+       "--min-reps"},
+      {{"profile", "dgemm", "--device", "cpu:0", "--sizes", "4", "--out", path("front.json")}, "not a profile"},
+      {{"profile", "dgemm", "--device", "cpu:0", "--sizes", "4"}, "--out"},
+      {{"run", "dgemm", "--split", "cpu:0"}, "DEVICE=ROWS"},
+      {{"run", "dgemm", "--split", "cpu:0=0"}, "no rows"},
+      {{"run", "dgemm"}, "--split"},
+      {{"run", "dgemm", "--front", path("front.json")}, "--pick"},
+      {{"run", "dgemm", "--front", path("front.json"), "--pick", "99"}, "the front has"},
+      {{"run", "dgemm", "--front", path("front.json"), "--pick", "load-balanced"}, "needs --profile"},
+      {{"run", "dgemm", "--front", path("p.csv"), "--pick", "fastest"}, "not JSON"},
+      {{"run", "fft2d", "--front", path("front.json"), "--pick", "fastest", "--profile", path("p.csv")},
+       "profile of dgemm"},
+      {{"run", "dgemm", "--split", "cpu:0=4", "--cols", "16", "--profile", path("p.csv")}, "measured with N = 32"},
+      {{"run", "dgemm", "--pick", "fastest"}, "--profile and --workload"},
+  };
+  for (const auto& c : cases) {
+    const Result r = run(c.args, {"--progress", "none"});
+    std::string line;
+    for (const auto& a : c.args) line += a + " ";
+    EXPECT_EQ(r.code, 2) << line << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << line << "\nstderr: " << r.err;
+  }
+}
+
+}  // namespace

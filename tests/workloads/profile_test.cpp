@@ -1,0 +1,291 @@
+// The measurement loop: teams of processors, rounds, the stopping rule, the profile file (format,
+// reading back, an interrupted file) and a profile that is interrupted and resumed.
+#include "workloads/measure.hpp"
+#include "workloads/profile_file.hpp"
+#include "workloads/profiler.hpp"
+#include "workloads/team.hpp"
+
+#include <ctrl/partition/profile_csv.hpp>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace ctrl::workloads {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("ctrl-workloads-" + std::to_string(::getpid()) + "-" + info->test_suite_name() + "-" + info->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  static std::string slurp(const std::string& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+  static void spit(const std::string& p, const std::string& text) {
+    std::ofstream out(p, std::ios::binary | std::ios::trunc);
+    out << text;
+  }
+  fs::path dir_;
+};
+
+TeamOptions quick() {
+  TeamOptions o;
+  o.min_round_s = 0.002;
+  return o;
+}
+
+TEST(Team, RejectsDuplicateAndOverlappingProcessors) {
+  EXPECT_THROW(Team({parse_device("cpu:0"), parse_device("cpu:0")}), UsageError);
+  EXPECT_THROW(Team({parse_device("cpu:0-1"), parse_device("offload:1")}), UsageError);
+  EXPECT_THROW(Team(std::vector<DeviceSpec>{}), UsageError);
+  EXPECT_THROW(Team({parse_device("nosuchkind:0")}), UsageError);
+}
+
+TEST(Team, RoundsTimeEveryProcessorWithWork) {
+  Team team({parse_device("cpu:0"), parse_device("offload:1")}, quick());
+  ASSERT_EQ(team.size(), 2U);
+  EXPECT_EQ(team.info(0).name, "cpu:0");
+  EXPECT_EQ(team.info(1).name, "offload:1");
+  auto p = find_workload("dgemm").make_problem(40, 32, 2, 1);
+  const std::vector<Block> blocks{{0, 25}, {25, 40}};
+  const RoundResult r = team.run(*p, blocks, 3);
+  EXPECT_EQ(r.batch, 3);
+  EXPECT_GT(r.time_s[0], 0.0);
+  EXPECT_GT(r.time_s[1], 0.0);
+  EXPECT_GE(r.wall_s, std::max(r.time_s[0], r.time_s[1]) * 0.999);
+  EXPECT_TRUE(p->verify(blocks).ok);
+  // A processor without rows does not run.
+  const RoundResult idle = team.run(*p, {{0, 40}, {40, 40}}, 1);
+  EXPECT_EQ(idle.time_s[1], 0.0);
+  EXPECT_GT(idle.time_s[0], 0.0);
+}
+
+TEST(Team, EnergyIsAbsentWithoutASensorAndSaysWhy) {
+  Team team({parse_device("cpu:0")});
+  const auto& info = team.info(0);
+  if (info.has_energy()) GTEST_SKIP() << "this machine measures " << info.energy_source;
+  EXPECT_EQ(info.energy_source, "none");
+  EXPECT_EQ(info.energy_absent.rfind("no sensor: ", 0), 0U) << info.energy_absent;
+  EXPECT_FALSE(team.any_energy());
+  EXPECT_EQ(team.min_window_s(), 0.0);
+  Team off({parse_device("cpu:0")}, TeamOptions{false, -1, 0.02});
+  EXPECT_FALSE(off.info(0).has_energy());
+}
+
+TEST(Team, BatchesShortRuns) {
+  TeamOptions o;
+  o.min_round_s = 0.1;
+  Team team({parse_device("cpu:0")}, o);
+  EXPECT_EQ(team.batch_for(0.2), 1);
+  EXPECT_EQ(team.batch_for(0.01), 10);
+  EXPECT_EQ(team.batch_for(0.03), 4);
+}
+
+TEST(Measure, StopsWhenTheIntervalsAreNarrowOrAtTheBound) {
+  Team team({parse_device("cpu:0"), parse_device("cpu:1")}, quick());
+  auto p = find_workload("fft2d").make_problem(32, 64, 2, 1);
+  const std::vector<Block> blocks{{0, 16}, {16, 32}};
+  StopRule loose{3, 20, 10.0, 0};  // a 1000 % interval: met as soon as min_reps are done
+  int rounds_seen = 0;
+  const MeasureResult a = measure(team, *p, blocks, loose, [&](const RoundProgress&) { ++rounds_seen; });
+  EXPECT_EQ(a.reps, 3);
+  EXPECT_EQ(rounds_seen, 3);
+  EXPECT_TRUE(a.converged);
+  EXPECT_EQ(a.processors[0].time.n, 3U);
+  EXPECT_FALSE(a.processors[0].energy.has_value() && !team.info(0).has_energy());
+  StopRule tight{2, 4, 1e-9, 0};  // never met: stops at max_reps
+  const MeasureResult b = measure(team, *p, blocks, tight);
+  EXPECT_EQ(b.reps, 4);
+  EXPECT_FALSE(b.converged);
+  EXPECT_NE(b.limiting.find("time of"), std::string::npos);
+  StopFlag stop{true};
+  const MeasureResult c = measure(team, *p, blocks, loose, {}, &stop);
+  EXPECT_TRUE(c.interrupted);
+  EXPECT_EQ(c.reps, 0);
+  EXPECT_THROW((StopRule{1, 5, 0.1, 0}.validate()), UsageError);
+  EXPECT_THROW((StopRule{5, 4, 0.1, 0}.validate()), UsageError);
+  EXPECT_THROW((StopRule{3, 5, 0, 0}.validate()), UsageError);
+}
+
+using ProfileFileTest = TempDir;
+
+ProfileRow row(const std::string& proc, index_t size, double t) {
+  ProfileRow r;
+  r.processor = proc;
+  r.size = size;
+  r.time = t;
+  r.reps = 3;
+  r.time_ci = t / 100;
+  r.app = "dgemm";
+  r.cols = 64;
+  r.gflops = 1.5;
+  return r;
+}
+
+TEST_F(ProfileFileTest, WritesWhatCtrlParetoReads) {
+  const std::string f = path("p.csv");
+  {
+    ProfileWriter w(f);
+    w.write({row("cpu:0,2", 8, 0.5), row("cuda:0", 8, 0.25)});
+    auto r = row("cpu:0,2", 16, 1.0);
+    auto g = row("cuda:0", 16, 0.5);
+    g.energy = 12.5;
+    g.energy_measured = 12.5;
+    g.energy_ci = 0.1;
+    g.base_power = 75.0;
+    g.energy_source = "nvml:0";
+    w.write({r, g});
+  }
+  EXPECT_TRUE(is_profile_file(f));
+  const ProfileFile pf = read_profile_file(f);
+  EXPECT_EQ(pf.processors, (std::vector<std::string>{"cpu:0,2", "cuda:0"}));  // the comma survives quoting
+  EXPECT_EQ(pf.complete_sizes, (std::vector<index_t>{8, 16}));
+  EXPECT_EQ(pf.rows.size(), 4U);
+  EXPECT_EQ(pf.dropped_rows, 0U);
+  EXPECT_EQ(pf.rows[3].energy_source, "nvml:0");
+  EXPECT_DOUBLE_EQ(*pf.rows[3].base_power, 75.0);
+  EXPECT_FALSE(pf.rows[2].base_power.has_value());
+  const auto profile = partition::read_profile_csv(f);  // `ctrl pareto`'s reader
+  ASSERT_EQ(profile.size(), 2U);
+  EXPECT_EQ(profile[0].name(), "cpu:0,2");
+  EXPECT_DOUBLE_EQ(profile[1].find(16)->energy, 12.5);
+  EXPECT_DOUBLE_EQ(profile[0].find(8)->time, 0.5);
+}
+
+TEST_F(ProfileFileTest, AnInterruptedFileKeepsItsCompleteSizes) {
+  const std::string f = path("p.csv");
+  {
+    ProfileWriter w(f);
+    w.write({row("cpu:0", 8, 0.5), row("cpu:1", 8, 0.6)});
+    w.write({row("cpu:0", 16, 1.0), row("cpu:1", 16, 1.1)});
+  }
+  // An interruption in the middle of a size: one whole row of it, and a cut line.
+  std::string text = slurp(f);
+  text += format_profile_row(row("cpu:0", 24, 1.5)) + "\n" + format_profile_row(row("cpu:1", 24, 1.6)).substr(0, 9);
+  spit(f, text);
+  const ProfileFile pf = read_profile_file(f);
+  EXPECT_EQ(pf.complete_sizes, (std::vector<index_t>{8, 16}));
+  EXPECT_EQ(pf.rows.size(), 4U);
+  EXPECT_EQ(pf.dropped_rows, 2U);
+  // Rewriting keeps exactly the complete sizes, then appends.
+  {
+    ProfileWriter w(f, &pf.rows);
+    w.write({row("cpu:0", 24, 1.5), row("cpu:1", 24, 1.6)});
+  }
+  const ProfileFile again = read_profile_file(f);
+  EXPECT_EQ(again.complete_sizes, (std::vector<index_t>{8, 16, 24}));
+  EXPECT_EQ(again.dropped_rows, 0U);
+  EXPECT_EQ(partition::read_profile_csv(f)[1].size(), 3U);
+}
+
+TEST_F(ProfileFileTest, ForeignAndMalformedFilesAreRefused) {
+  EXPECT_TRUE(read_profile_file(path("missing.csv")).rows.empty());
+  spit(path("empty.csv"), "");
+  EXPECT_TRUE(read_profile_file(path("empty.csv")).rows.empty());
+  spit(path("cut-header.csv"), profile_header().substr(0, 12));
+  EXPECT_TRUE(read_profile_file(path("cut-header.csv")).rows.empty());
+  spit(path("other.csv"), "processor,size,time,energy\ncpu,1,1,1\n");
+  EXPECT_THROW(read_profile_file(path("other.csv")), UsageError);
+  spit(path("bad.csv"), profile_header() + "\ncpu:0,8,abc,0,3,1,0,,,,none,1,1,dgemm,64\n");
+  try {
+    read_profile_file(path("bad.csv"));
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.csv:2: time 'abc'"), std::string::npos) << e.what();
+  }
+  spit(path("twice.csv"), profile_header() + "\n" + format_profile_row(row("cpu:0", 8, 1)) + "\n" +
+                              format_profile_row(row("cpu:0", 8, 1)) + "\n");
+  EXPECT_THROW(read_profile_file(path("twice.csv")), UsageError);
+}
+
+// Stops the profile after `after` sizes, as Ctrl-C does.
+class StopAfter final : public ProfileObserver {
+ public:
+  StopAfter(StopFlag& flag, std::size_t after) : flag_(flag), after_(after) {}
+  void size_end(index_t, const MeasureResult&, const std::vector<ProfileRow>&) override {
+    if (++done_ == after_) flag_.store(true);
+  }
+  void note(const std::string& line) override { notes.push_back(line); }
+  std::vector<std::string> notes;
+
+ private:
+  StopFlag& flag_;
+  std::size_t after_;
+  std::size_t done_ = 0;
+};
+
+using ProfileRun = TempDir;
+
+TEST_F(ProfileRun, InterruptedThenResumed) {
+  ProfileRequest req;
+  req.app = "dgemm";
+  req.cols = 24;
+  req.devices = {parse_device("cpu:0"), parse_device("cpu:1")};
+  req.sizes = {4, 8, 12, 16};
+  req.out = path("p.csv");
+  req.rule = {2, 3, 10.0, 0};
+  req.team = quick();
+  req.idle_seconds = 0;
+  StopFlag stop{false};
+  StopAfter first(stop, 2);
+  const ProfileOutcome a = run_profile(req, first, &stop);
+  EXPECT_TRUE(a.interrupted);
+  EXPECT_EQ(a.measured, 2U);
+  EXPECT_EQ(read_profile_file(req.out).complete_sizes, (std::vector<index_t>{4, 8}));
+
+  // A cut line, as if killed while writing; then the same request resumes.
+  std::ofstream(req.out, std::ios::app) << "cpu:0,12,0.1";
+  StopFlag never{false};
+  StopAfter second(never, 100);
+  const ProfileOutcome b = run_profile(req, second, &never);
+  EXPECT_FALSE(b.interrupted);
+  EXPECT_EQ(b.resumed, 2U);
+  EXPECT_EQ(b.measured, 2U);
+  ASSERT_FALSE(second.notes.empty());
+  EXPECT_NE(second.notes.front().find("resuming"), std::string::npos) << second.notes.front();
+  const ProfileFile pf = read_profile_file(req.out);
+  EXPECT_EQ(pf.complete_sizes, (std::vector<index_t>{4, 8, 12, 16}));
+  EXPECT_EQ(pf.dropped_rows, 0U);
+  for (const auto& r : pf.rows) {
+    EXPECT_GT(r.time, 0.0);
+    EXPECT_EQ(r.cols, 24);
+    EXPECT_EQ(r.app, "dgemm");
+    EXPECT_GE(r.reps, 2);
+  }
+  // Nothing left: a third run measures nothing.
+  StopAfter third(never, 100);
+  EXPECT_EQ(run_profile(req, third, &never).measured, 0U);
+
+  // Other processors, application or N: refused, the file untouched.
+  const std::string before = slurp(req.out);
+  ProfileRequest other = req;
+  other.devices = {parse_device("cpu:1"), parse_device("cpu:0")};
+  EXPECT_THROW(run_profile(other, third), UsageError);
+  other = req;
+  other.app = "fft2d";
+  EXPECT_THROW(run_profile(other, third), UsageError);
+  other = req;
+  other.cols = 32;
+  EXPECT_THROW(run_profile(other, third), UsageError);
+  EXPECT_EQ(slurp(req.out), before);
+}
+
+}  // namespace
+}  // namespace ctrl::workloads
