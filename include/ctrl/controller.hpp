@@ -95,8 +95,8 @@ class Controller {
 
  private:
   template <class... P, class... A>
-  static void collect_uses(detail::TileUse* out, detail::param_list<P...>, A&... args) {
-    std::size_t n = 0;
+  static void collect_uses([[maybe_unused]] detail::TileUse* out, detail::param_list<P...>, A&... args) {
+    [[maybe_unused]] std::size_t n = 0;
     (add_use<P>(out, n, args), ...);
   }
   template <class P, class A>

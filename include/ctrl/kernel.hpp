@@ -81,7 +81,8 @@ constexpr std::uint32_t indexed_tiles_of(param_list<P...>) {
   constexpr bool is_tile[] = {is_tile_param_v<P>..., false};
   std::uint32_t mask = 0;
   std::size_t tile = 0;
-  for (std::size_t p = 0; p < sizeof...(P); ++p) {
+  constexpr std::size_t count = sizeof...(P);  // (no "pointless comparison" warning for 0)
+  for (std::size_t p = 0; p != count; ++p) {
     if (!is_tile[p]) continue;
     if (positions & (std::uint32_t{1} << p)) mask |= std::uint32_t{1} << tile;
     ++tile;
