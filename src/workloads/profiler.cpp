@@ -75,8 +75,25 @@ ProfileOutcome run_profile(const ProfileRequest& req, ProfileObserver& obs, cons
         break;
       }
   }
-  if (!todo.empty())
+  // One problem for the whole profile: processor i uses rows [i * max, i * max + size).
+  std::unique_ptr<Problem> problem;
+  const std::size_t p = team.size();
+  const index_t max_size = todo.empty() ? 0 : *std::max_element(todo.begin(), todo.end());
+  if (!todo.empty()) problem = app.make_problem(max_size * static_cast<index_t>(p), outcome.cols, p, req.seed);
+  auto blocks_of = [&](index_t size) {
+    std::vector<Block> blocks;
+    for (std::size_t i = 0; i < p; ++i)
+      blocks.push_back({static_cast<index_t>(i) * max_size, static_cast<index_t>(i) * max_size + size});
+    return blocks;
+  };
+  bool need_base = false;
+  for (std::size_t i = 0; i < team.size(); ++i) need_base |= team.info(i).has_energy() && !team.info(i).base_power_w;
+  if (!todo.empty() && need_base && req.idle_seconds > 0) {
+    // Base power "awake": right after a run, as devices are between the runs of a profile (a GPU
+    // left alone longer drops to a deeper idle state that the profile's runs never see).
+    team.run(*problem, blocks_of(todo.front()), 1);
     for (const auto& line : team.measure_base_power(req.idle_seconds)) obs.note(line);
+  }
   for (std::size_t i = 0; i < team.size(); ++i) {
     const auto& info = team.info(i);
     if (info.has_energy() && !info.base_power_w) {
@@ -92,20 +109,15 @@ ProfileOutcome run_profile(const ProfileRequest& req, ProfileObserver& obs, cons
   outcome.processors = team.processors();
   double base_sum = 0;
   bool any = false;
-  for (const auto& p : outcome.processors)
-    if (p.has_energy()) {
-      base_sum += p.base_power_w.value_or(0.0);
+  for (const auto& proc : outcome.processors)
+    if (proc.has_energy()) {
+      base_sum += proc.base_power_w.value_or(0.0);
       any = true;
     }
   if (any) outcome.platform_base_power = base_sum;
 
   obs.plan(todo.size(), outcome.resumed);
   if (todo.empty()) return outcome;
-
-  // One problem for the whole profile: processor i uses rows [i * max, i * max + size).
-  const index_t max_size = *std::max_element(todo.begin(), todo.end());
-  const std::size_t p = team.size();
-  auto problem = app.make_problem(max_size * static_cast<index_t>(p), outcome.cols, p, req.seed);
 
   for (std::size_t k = 0; k < todo.size(); ++k) {
     if (stop != nullptr && stop->load()) {
@@ -114,9 +126,7 @@ ProfileOutcome run_profile(const ProfileRequest& req, ProfileObserver& obs, cons
     }
     const index_t size = todo[k];
     obs.size_begin(size, k);
-    std::vector<Block> blocks;
-    for (std::size_t i = 0; i < p; ++i) blocks.push_back({static_cast<index_t>(i) * max_size,
-                                                          static_cast<index_t>(i) * max_size + size});
+    const std::vector<Block> blocks = blocks_of(size);
     const MeasureResult m =
         measure(team, *problem, blocks, req.rule, [&](const RoundProgress& rp) { obs.round(size, rp); }, stop);
     if (m.interrupted) {

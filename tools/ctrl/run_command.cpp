@@ -262,10 +262,14 @@ int run_run(const RunArgs& a) {
         break;
       }
   }
-  for (const auto& line : team.measure_base_power(a.idle_seconds)) bar.line("run: " + line);
-
   auto problem = app.make_problem(m, cols, team.size(), a.seed);
   const auto blocks = workloads::consecutive_blocks(plan.rows);
+  bool need_base = false;
+  for (std::size_t i = 0; i < team.size(); ++i) need_base |= team.info(i).has_energy() && !team.info(i).base_power_w;
+  if (need_base && a.idle_seconds > 0) {
+    team.run(*problem, blocks, 1);  // base power "awake", as in `ctrl profile`
+    for (const auto& line : team.measure_base_power(a.idle_seconds)) bar.line("run: " + line);
+  }
   bar.update(0, "warm-up", true);
   const workloads::MeasureResult res = workloads::measure(
       team, *problem, blocks, rule,
