@@ -19,7 +19,8 @@ void StopRule::validate() const {
 }
 
 MeasureResult measure(Team& team, Problem& problem, const std::vector<Block>& blocks, const StopRule& rule,
-                      const std::function<void(const RoundProgress&)>& progress, const StopFlag* stop) {
+                      RoundMode mode, const std::function<void(const RoundProgress&)>& progress,
+                      const StopFlag* stop) {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
@@ -31,14 +32,18 @@ MeasureResult measure(Team& team, Problem& problem, const std::vector<Block>& bl
   // Then a calibration round sized from it, whose per-run time (averaged over its runs) sizes the
   // batch of the measured rounds.
   const RoundResult warm = team.run(problem, blocks, 1);
-  const RoundResult calib = team.run(problem, blocks, team.batch_for(warm.wall_s));
-  out.batch = team.batch_for(calib.wall_s);
+  if (mode == RoundMode::executions) {
+    const RoundResult calib = team.run(problem, blocks, team.batch_for(warm.wall_s));
+    out.batch = team.batch_for(calib.wall_s);
+  }
 
   std::vector<std::vector<double>> times(n), energies(n);
-  std::vector<double> walls, windows;
+  std::vector<double> walls, windows, runs(n, 0.0);
   const auto stopped = [&] { return stop != nullptr && stop->load(); };
   while (!stopped()) {
-    const RoundResult r = team.run(problem, blocks, out.batch);
+    const RoundResult r = mode == RoundMode::executions ? team.run(problem, blocks, out.batch)
+                                                         : team.fill(problem, blocks, team.round_seconds());
+    for (std::size_t i = 0; i < n; ++i) runs[i] += r.runs[i];
     ++out.reps;
     walls.push_back(r.wall_s);
     windows.push_back(r.window_s);
@@ -64,7 +69,10 @@ MeasureResult measure(Team& team, Problem& problem, const std::vector<Block>& bl
         }
       }
     }
-    if (progress) progress({out.reps, rule.max_reps, out.batch, worst});
+    int shown = out.batch;
+    if (mode == RoundMode::fill)
+      for (std::size_t i = 0; i < n; ++i) shown = std::max(shown, r.runs[i]);
+    if (progress) progress({out.reps, rule.max_reps, shown, worst});
     out.converged = worst <= rule.precision;
     if (out.reps >= rule.min_reps) {
       if (out.converged || out.reps >= rule.max_reps) break;
@@ -74,6 +82,7 @@ MeasureResult measure(Team& team, Problem& problem, const std::vector<Block>& bl
   out.interrupted = stopped() && !(out.reps >= rule.min_reps && out.converged);
   for (std::size_t i = 0; i < n; ++i) {
     out.processors[i].time = estimate(times[i]);
+    out.processors[i].runs_per_round = out.reps > 0 ? runs[i] / out.reps : 0.0;
     if (team.info(i).has_energy()) {
       // A processor without work still has its idle device measured over the window.
       out.processors[i].energy = estimate(energies[i]);

@@ -1,5 +1,8 @@
-// Repeated rounds of one distribution until the means are known well enough (docs/loop.md):
-// after warm-up (one round of one run, then one round that sizes the batch), rounds are
+// Repeated rounds of one distribution until the means are known well enough (docs/loop.md).
+// Rounds are executions of the distribution, `batch` of them back to back (Team::run: what
+// `ctrl run` measures), or fill rounds in which every processor repeats its block for the whole
+// round (Team::fill: what `ctrl profile` measures). After warm-up (one round of one execution;
+// for executions, another one that sizes the batch), rounds are
 // repeated until the 95 % confidence interval of the mean time — and of the mean dynamic energy,
 // for processors with a sensor — is within `precision` of the mean for every processor with work,
 // with at least min_reps and at most max_reps rounds (and, when max_seconds > 0, no new round
@@ -28,11 +31,14 @@ struct StopRule {
 struct ProcessorResult {
   Estimate time;                  // seconds per run
   std::optional<Estimate> energy; // dynamic joules per run (nullopt: no energy of its own)
+  double runs_per_round = 0.0;    // mean
 };
+
+enum class RoundMode { executions, fill };
 
 struct MeasureResult {
   int reps = 0;
-  int batch = 1;
+  int batch = 1;                  // executions per round (RoundMode::executions)
   bool converged = false;
   bool interrupted = false;
   std::vector<ProcessorResult> processors;
@@ -53,7 +59,7 @@ struct RoundProgress {
 using StopFlag = std::atomic<bool>;
 
 MeasureResult measure(Team& team, Problem& problem, const std::vector<Block>& blocks, const StopRule& rule,
-                      const std::function<void(const RoundProgress&)>& progress = {},
+                      RoundMode mode, const std::function<void(const RoundProgress&)>& progress = {},
                       const StopFlag* stop = nullptr);
 
 }  // namespace ctrl::workloads

@@ -8,7 +8,9 @@
 //   time             mean seconds per run (attach + launch + detach of the block)
 //   energy           mean dynamic energy per run in J, clamped at 0 (the optimiser needs
 //                    non-negative values); 0 when energy_source is "none": NOT a measurement
-//   reps, batch      measured rounds, and runs per round (back to back, for the meter's resolution)
+//   reps, batch      measured rounds, and this processor's runs per round (mean, rounded): in a
+//                    round every processor repeats its block back to back until the round's time
+//                    is up, so that all work together throughout (docs/loop.md)
 //   time_ci          half-width of the 95 % confidence interval of the mean time, s
 //   energy_ci        the same for the dynamic energy, J (empty without a sensor)
 //   energy_measured  the mean dynamic energy before clamping, J (empty without a sensor)

@@ -128,7 +128,8 @@ ProfileOutcome run_profile(const ProfileRequest& req, ProfileObserver& obs, cons
     obs.size_begin(size, k);
     const std::vector<Block> blocks = blocks_of(size);
     const MeasureResult m =
-        measure(team, *problem, blocks, req.rule, [&](const RoundProgress& rp) { obs.round(size, rp); }, stop);
+        measure(team, *problem, blocks, req.rule, RoundMode::fill,
+                [&](const RoundProgress& rp) { obs.round(size, rp); }, stop);
     if (m.interrupted) {
       outcome.interrupted = true;
       break;
@@ -149,7 +150,7 @@ ProfileOutcome run_profile(const ProfileRequest& req, ProfileObserver& obs, cons
       r.time = pr.time.mean;
       r.time_ci = pr.time.ci;
       r.reps = m.reps;
-      r.batch = m.batch;
+      r.batch = static_cast<int>(std::lround(pr.runs_per_round));
       if (pr.energy) {
         r.energy_measured = pr.energy->mean;
         r.energy = std::max(0.0, pr.energy->mean);

@@ -236,14 +236,24 @@ std::vector<std::string> Team::measure_base_power(double seconds) {
   return lines;
 }
 
+double Team::round_seconds() const { return std::max(min_window_s(), options_.min_round_s); }
+
 RoundResult Team::run(Problem& problem, const std::vector<Block>& blocks, int batch) {
+  return round(problem, blocks, std::max(batch, 1), 0.0);
+}
+
+RoundResult Team::fill(Problem& problem, const std::vector<Block>& blocks, double seconds) {
+  return round(problem, blocks, 0, seconds);
+}
+
+RoundResult Team::round(Problem& problem, const std::vector<Block>& blocks, int batch, double seconds) {
   const std::size_t n = members_.size();
   if (blocks.size() != n)
     throw UsageError(fmt::format("a round needs one block per processor: {} blocks for {} processors", blocks.size(), n));
-  batch = std::max(batch, 1);
   RoundResult r;
-  r.batch = batch;
+  r.batch = std::max(batch, 1);
   r.time_s.assign(n, 0.0);
+  r.runs.assign(n, 0);
   r.dynamic_j.assign(n, std::nullopt);
 
   std::vector<Reading> e0(n), e1(n);
@@ -264,36 +274,46 @@ RoundResult Team::run(Problem& problem, const std::vector<Block>& blocks, int ba
         pin_to(members_[i]->driver_cores);
         go.arrive_and_wait();
         start[i] = Clock::now();
+        const auto deadline = start[i] + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
         try {
-          for (int k = 0; k < batch; ++k) problem.run_block(*members_[i]->controller, blocks[i], i);
+          if (batch > 0) {
+            for (int k = 0; k < batch; ++k) problem.run_block(*members_[i]->controller, blocks[i], i);
+            r.runs[i] = batch;
+          } else {
+            do {
+              problem.run_block(*members_[i]->controller, blocks[i], i);
+              ++r.runs[i];
+            } while (Clock::now() < deadline);
+          }
+          end[i] = Clock::now();
+          if (members_[i]->meter) e1[i] = read_aligned(*members_[i]->meter);
         } catch (...) {
+          end[i] = Clock::now();
           errors[i] = std::current_exception();
         }
-        end[i] = Clock::now();
       });
     }
     released = Clock::now();
     go.arrive_and_wait();
   }  // joins the drivers
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
   Clock::time_point last = released;
   for (std::size_t i = 0; i < n; ++i) {
     if (blocks[i].empty()) continue;
-    r.time_s[i] = seconds_between(start[i], end[i]) / batch;
+    r.time_s[i] = seconds_between(start[i], end[i]) / r.runs[i];
     last = std::max(last, end[i]);
   }
-  r.wall_s = seconds_between(released, last) / batch;
-
-  for (std::size_t i = 0; i < n; ++i)
-    if (members_[i]->meter) e1[i] = read_aligned(*members_[i]->meter);
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  r.wall_s = seconds_between(released, last) / r.batch;
 
   for (std::size_t i = 0; i < n; ++i) {
     if (!members_[i]->meter) continue;
+    if (blocks[i].empty()) e1[i] = read_aligned(*members_[i]->meter);  // idle: the whole round
     const double window = seconds_between(e0[i].t, e1[i].t);
     r.window_s = std::max(r.window_s, window);
     const double base = members_[i]->info.base_power_w.value_or(0.0);
-    r.dynamic_j[i] = (e1[i].joules - e0[i].joules - base * window) / batch;
+    const int per = blocks[i].empty() ? r.batch : r.runs[i];
+    r.dynamic_j[i] = (e1[i].joules - e0[i].joules - base * window) / per;
   }
   return r;
 }

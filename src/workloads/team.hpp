@@ -3,16 +3,22 @@
 // (papers/hepopta.txt: "the performance of these loosely-coupled abstract processors must be
 // measured simultaneously").
 //
-// One round (Team::run) is one energy window in which every processor with rows runs its block
-// `batch` times back to back, all starting together:
-//   1. each meter is read at the start of the window; a meter whose counter changes seldom
-//      (NVML: every 0.1 s) is read until its value changes, so that the window starts at a counter
-//      update rather than up to 0.1 s after one (and likewise at the end);
+// One round is one measurement in which every processor with rows runs its block, all starting
+// together:
+//   1. each meter is read at the start; a meter whose counter changes seldom (NVML: every 0.1 s)
+//      is read until its value changes, so that the window starts at a counter update rather
+//      than up to 0.1 s after one (and likewise at the end);
 //   2. one driver thread per processor waits at a latch, then runs attach / launch / detach of its
-//      block `batch` times and stamps its own completion: per-processor times without serialising;
-//   3. after the last processor is done, the meters are read again.
-// Per run: time_i = (end_i - start_i) / batch, and dynamic energy_i = (E_i(window) - P_base,i x
-// window_i) / batch, where P_base,i is the device's base power (measured idle, or given).
+//      block and stamps its own completion: per-processor times without serialising. Team::run
+//      repeats the block `batch` times (a real execution of the distribution, `batch` times);
+//      Team::fill repeats it until a common deadline, so that every processor is busy for the
+//      whole round (the profiler's mode: the contention of processors working together, and
+//      enough runs of a fast device to resolve its energy);
+//   3. each driver reads its own device's meter as soon as its runs are done: the energy window
+//      of processor i is its own [start, end_i], not the slowest processor's.
+// Per run: time_i = (end_i - start_i) / runs_i, and dynamic energy_i = (E_i(window_i) - P_base,i x
+// window_i) / runs_i, where P_base,i is the device's base power (measured idle, or given). A
+// processor without rows is measured over the whole round, per execution.
 //
 // Energy is attributed to a processor only when its meter covers its device alone: a CPU group
 // whose RAPL package also holds another processor of the team has "no sensor of its own".
@@ -50,7 +56,8 @@ struct TeamOptions {
 };
 
 struct RoundResult {
-  int batch = 1;
+  int batch = 1;                                 // Team::run: executions of the distribution
+  std::vector<int> runs;                         // per processor: runs of its block (0 without rows)
   double wall_s = 0.0;                           // per run: common start to the last completion
   double window_s = 0.0;                         // the whole energy window (longest meter window)
   std::vector<double> time_s;                    // per processor, per run (0 without rows)
@@ -83,9 +90,14 @@ class Team {
 
   // One round: `blocks[i]` on processor i, `batch` times back to back; see the header comment.
   RoundResult run(Problem& problem, const std::vector<Block>& blocks, int batch);
+  // One round in which every processor runs its block until `seconds` have passed (at least once).
+  RoundResult fill(Problem& problem, const std::vector<Block>& blocks, double seconds);
+  // The length of a fill round: min_round_s, or min_window_s() when energy is measured.
+  double round_seconds() const;
 
  private:
   struct Member;
+  RoundResult round(Problem& problem, const std::vector<Block>& blocks, int batch, double seconds);
   std::vector<std::unique_ptr<Member>> members_;
   TeamOptions options_;
 };

@@ -104,19 +104,19 @@ TEST(Measure, StopsWhenTheIntervalsAreNarrowOrAtTheBound) {
   const std::vector<Block> blocks{{0, 16}, {16, 32}};
   StopRule loose{3, 20, 10.0, 0};  // a 1000 % interval: met as soon as min_reps are done
   int rounds_seen = 0;
-  const MeasureResult a = measure(team, *p, blocks, loose, [&](const RoundProgress&) { ++rounds_seen; });
+  const MeasureResult a = measure(team, *p, blocks, loose, RoundMode::executions, [&](const RoundProgress&) { ++rounds_seen; });
   EXPECT_EQ(a.reps, 3);
   EXPECT_EQ(rounds_seen, 3);
   EXPECT_TRUE(a.converged);
   EXPECT_EQ(a.processors[0].time.n, 3U);
   EXPECT_FALSE(a.processors[0].energy.has_value() && !team.info(0).has_energy());
   StopRule tight{2, 4, 1e-9, 0};  // never met: stops at max_reps
-  const MeasureResult b = measure(team, *p, blocks, tight);
+  const MeasureResult b = measure(team, *p, blocks, tight, RoundMode::fill);
   EXPECT_EQ(b.reps, 4);
   EXPECT_FALSE(b.converged);
   EXPECT_NE(b.limiting.find("time of"), std::string::npos);
   StopFlag stop{true};
-  const MeasureResult c = measure(team, *p, blocks, loose, {}, &stop);
+  const MeasureResult c = measure(team, *p, blocks, loose, RoundMode::fill, {}, &stop);
   EXPECT_TRUE(c.interrupted);
   EXPECT_EQ(c.reps, 0);
   EXPECT_THROW((StopRule{1, 5, 0.1, 0}.validate()), UsageError);

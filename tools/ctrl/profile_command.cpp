@@ -66,10 +66,11 @@ class Observer final : public workloads::ProfileObserver {
   void size_end(index_t size, const workloads::MeasureResult& m,
                 const std::vector<workloads::ProfileRow>& rows) override {
     done_weight_ += static_cast<double>(size);
-    std::string text = fmt::format("profile: size {} ({}/{}): {} round{} x{}", size, k_ + 1, total_, m.reps,
-                                   m.reps == 1 ? "" : "s", m.batch);
+    std::string text = fmt::format("profile: size {} ({}/{}): {} round{}", size, k_ + 1, total_, m.reps,
+                                   m.reps == 1 ? "" : "s");
     for (const auto& r : rows) {
-      text += fmt::format("  {} {} ±{:.1f}%", r.processor, format_seconds(r.time), 100 * r.time_ci / r.time);
+      text += fmt::format("  {} {} ±{:.1f}% x{}", r.processor, format_seconds(r.time), 100 * r.time_ci / r.time,
+                          r.batch);
       if (r.energy_measured) text += fmt::format(" {}", format_joules(*r.energy_measured));
     }
     if (!m.converged) text += fmt::format("  (not converged: {})", m.limiting);
@@ -184,9 +185,9 @@ void add_profile(CLI::App& app, action& run) {
       ->capture_default_str();
   cmd->add_flag("--no-energy", args->no_energy, "Measure time only");
   cmd->add_option("--min-window", args->min_window,
-                  "Shortest energy window in seconds (default: from the meters; runs are batched to reach it)");
+                  "Shortest energy window in seconds (default: from the meters); rounds last at least this long");
   cmd->add_option("--min-round", args->min_round,
-                  "Shortest round in seconds: shorter runs are repeated back to back within a round")
+                  "Shortest round in seconds: every processor repeats its block until the round is over")
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "Seed of the input data")->capture_default_str();
   cmd->add_option("--progress", args->progress, "auto (a bar on a terminal, else lines), bar, plain or none")

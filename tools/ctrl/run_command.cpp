@@ -51,6 +51,7 @@ struct RunArgs {
   double min_round = 0.02;
   std::uint64_t seed = 1;
   std::string format = "table";
+  std::string json_file;
   std::string progress = "auto";
 };
 
@@ -272,7 +273,7 @@ int run_run(const RunArgs& a) {
   }
   bar.update(0, "warm-up", true);
   const workloads::MeasureResult res = workloads::measure(
-      team, *problem, blocks, rule,
+      team, *problem, blocks, rule, workloads::RoundMode::executions,
       [&](const workloads::RoundProgress& p) {
         bar.update(std::min(1.0, static_cast<double>(p.rep) / rule.min_reps),
                    fmt::format("round {} x{}  ci {:.1f}%", p.rep, p.batch,
@@ -328,7 +329,7 @@ int run_run(const RunArgs& a) {
   for (const auto& r : reports)
     (r.energy ? with_energy : without_energy).push_back(r.energy ? r.name : r.name + " (" + r.energy_absent + ")");
 
-  if (a.format == "json") {
+  {
     auto est = [](const workloads::Estimate& e) { return nlohmann::ordered_json{{"mean", e.mean}, {"ci", e.ci}, {"n", e.n}}; };
     auto opt = [](std::optional<double> v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr); };
     nlohmann::ordered_json procs = nlohmann::ordered_json::array();
@@ -363,8 +364,14 @@ int run_run(const RunArgs& a) {
                                 {"covers", with_energy}}}};
     doc["check"] = {{"ok", check.ok}, {"worst", check.worst}, {"rows", check.rows_checked},
                     {"method", check.method}, {"detail", check.detail}};
-    std::cout << doc.dump(2) << '\n';
-  } else {
+    if (!a.json_file.empty()) {
+      std::ofstream f(a.json_file, std::ios::binary | std::ios::trunc);
+      f << doc.dump(2) << '\n';
+      if (!f) throw exit_error(exit_bad_input, "--json " + a.json_file + ": cannot write it");
+    }
+    if (a.format == "json") std::cout << doc.dump(2) << '\n';
+  }
+  if (a.format != "json") {
     std::cout << app.summary(cols) << fmt::format(" (N from {})\n", cols_from);
     std::string dist;
     for (std::size_t i = 0; i < plan.names.size(); ++i) dist += fmt::format(" {}={}", plan.names[i], plan.rows[i]);
@@ -445,6 +452,7 @@ void add_run(CLI::App& app, action& run) {
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "Seed of the input data")->capture_default_str();
   cmd->add_option("--format", args->format, "table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
+  cmd->add_option("--json", args->json_file, "Also write the JSON report to this file");
   cmd->add_option("--progress", args->progress, "auto, bar, plain or none")
       ->check(CLI::IsMember({"auto", "bar", "plain", "none"}))
       ->capture_default_str();
