@@ -18,11 +18,13 @@
 #   h200-loop.log      this script's own log
 # Core 15 is left to the GPU controller's host thread in the 3-processor configuration (the
 # paper's abstract processors give each accelerator a host core); set GROUP2=cpu:8-15 to use it.
+# Time: each profile gets its share of what is left before CTRL_DEADLINE_S (460 s after the start,
+# the build included), at most 70 s; it is stopped with SIGINT and keeps the sizes it measured.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$repo/h200-out}
 dry=${CTRL_DRY:-0}
-budget=${CTRL_BUDGET_S:-450}          # no new profile starts after this many seconds
+deadline=${CTRL_DEADLINE_S:-460}      # everything done by then (one device call allows 600 s)
 mkdir -p "$out"
 work=$(mktemp -d)/h200-loop
 mkdir -p "$work"/{profiles,fronts,runs}
@@ -41,7 +43,7 @@ if [[ $dry == 1 ]]; then
   # Two cores: {cpu:0, offload:1} stands in for {CPU group, GPU}, {cpu:0, cpu:1} for two groups.
   config_a=(cpu:0 offload:1) config_b=(cpu:0 cpu:1)
   dgemm_cols=256 dgemm_sizes=16:128:16 fft_cols=1024 fft_sizes=16:128:16
-  limit=40
+  max_limit=40
   opts=(--min-reps 3 --max-reps 5 --max-seconds 2 --min-round 0.01)
 else
   say "building with the cuda preset (CTRL_CUDA=ON, sm_90)"
@@ -52,7 +54,7 @@ else
   config_a=(cpu:0-7 cuda:0) config_b=(cpu:0-7 "${GROUP2:-cpu:8-14}" cuda:0)
   dgemm_cols=2048 dgemm_sizes=1024:16384:1024
   fft_cols=16384 fft_sizes=512:8192:512
-  limit=70
+  max_limit=70
   opts=(--min-reps 3 --max-reps 5 --max-seconds 3 --min-window 0.3)
 fi
 ctrl=$build/bin/ctrl
@@ -85,17 +87,23 @@ summary=$work/summary.md
   echo '```'
 } >"$summary"
 
+remaining=4   # loop() calls still to come
 loop() {  # app cols sizes config-name devices...
   local app=$1 cols=$2 sizes=$3 name=$4; shift 4
   local tag=$app-$name devs=() d
   for d in "$@"; do devs+=(--device "$d"); done
-  if ((SECONDS - t0 > budget)); then
-    say "$tag: skipped (the time budget of ${budget}s is spent)"
-    echo -e "\n## $tag\n\nskipped: time budget spent\n" >>"$summary"
+  # This profile's share of the time left, keeping 25 s per configuration for its fronts and runs.
+  local left=$((deadline - (SECONDS - t0))) limit
+  limit=$(((left - 25 * remaining) / remaining))
+  ((limit > max_limit)) && limit=$max_limit
+  remaining=$((remaining - 1))
+  if ((limit < 15)); then
+    say "$tag: skipped (${left}s left before the deadline)"
+    echo -e "\n## $tag\n\nskipped: the time was spent\n" >>"$summary"
     return
   fi
   local csv=$work/profiles/$tag.csv
-  say "$tag: profile $app N=$cols sizes $sizes on $*"
+  say "$tag: profile $app N=$cols sizes $sizes on $* (at most ${limit}s)"
   timeout --signal=INT --kill-after=20 "$limit" "$ctrl" profile "$app" "${devs[@]}" --cols "$cols" \
     --sizes "$sizes" --out "$csv" "${opts[@]}" --progress plain >"$work/profiles/$tag.out" 2>"$work/profiles/$tag.log"
   local rc=$?
@@ -128,8 +136,8 @@ loop() {  # app cols sizes config-name devices...
   local pick
   for pick in fastest least-energy load-balanced; do
     say "$tag: run $pick"
-    "$ctrl" run "$app" --front "$work/fronts/$tag.json" --pick "$pick" --profile "$csv" "${opts[@]}" \
-      --progress none --json "$work/runs/$tag-$pick.json" >"$work/runs/$tag-$pick.txt" 2>&1
+    timeout --signal=INT --kill-after=10 30 "$ctrl" run "$app" --front "$work/fronts/$tag.json" --pick "$pick" \
+      --profile "$csv" "${opts[@]}" --progress none --json "$work/runs/$tag-$pick.json" >"$work/runs/$tag-$pick.txt" 2>&1
     sed -n '/^processor/,/^check:/p' "$work/runs/$tag-$pick.txt"
     {
       echo -e "\n### $tag: $pick\n"
