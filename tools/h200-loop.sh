@@ -26,8 +26,10 @@ out=${OUT:-$repo/h200-out}
 dry=${CTRL_DRY:-0}
 deadline=${CTRL_DEADLINE_S:-460}      # everything done by then (one device call allows 600 s)
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
 work=$(mktemp -d)/h200-loop
 mkdir -p "$work"/{profiles,fronts,runs}
+cd "$work"   # paths in the outputs are relative to the archive's root
 exec > >(tee "$out/h200-loop.log") 2>&1
 t0=$SECONDS
 say() { printf '[%4ds] %s\n' $((SECONDS - t0)) "$*"; }
@@ -35,6 +37,7 @@ say() { printf '[%4ds] %s\n' $((SECONDS - t0)) "$*"; }
 # ---- build -----------------------------------------------------------------------------------
 if [[ $dry == 1 ]]; then
   build=${CTRL_BUILD_DIR:-$repo/build/dev}
+  [[ $build == /* ]] || build=$OLDPWD/$build
   say "dry run: CPU only, build $build"
   if [[ ! -x $build/bin/ctrl ]]; then
     cmake -S "$repo" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$work/build.log" 2>&1
@@ -102,13 +105,13 @@ loop() {  # app cols sizes config-name devices...
     echo -e "\n## $tag\n\nskipped: the time was spent\n" >>"$summary"
     return
   fi
-  local csv=$work/profiles/$tag.csv
+  local csv=profiles/$tag.csv
   say "$tag: profile $app N=$cols sizes $sizes on $* (at most ${limit}s)"
   timeout --signal=INT --kill-after=20 "$limit" "$ctrl" profile "$app" "${devs[@]}" --cols "$cols" \
-    --sizes "$sizes" --out "$csv" "${opts[@]}" --progress plain >"$work/profiles/$tag.out" 2>"$work/profiles/$tag.log"
+    --sizes "$sizes" --out "$csv" "${opts[@]}" --progress plain >"profiles/$tag.out" 2>"profiles/$tag.log"
   local rc=$?
-  cat "$work/profiles/$tag.out" >>"$work/profiles/$tag.log"
-  tail -4 "$work/profiles/$tag.out"
+  cat "profiles/$tag.out" >>"profiles/$tag.log"
+  tail -4 "profiles/$tag.out"
   ((rc == 0)) || say "$tag: profile ended with $rc (130/124: stopped by the time limit; its sizes are kept)"
   # The workload: the largest size measured (every processor can take it whole, so the front spans
   # everything from one processor alone to every mix).
@@ -121,28 +124,28 @@ loop() {  # app cols sizes config-name devices...
   fi
   local base
   base=$(awk -F, 'NR > 1 && $10 != "" { b[$1] = $10 } END { s = 0; for (k in b) s += b[k]; print s + 0 }' "$csv")
-  "$ctrl" pareto --profile "$csv" --workload "$w" --plot "$work/fronts/$tag.svg" >"$work/fronts/$tag.txt" 2>&1
-  "$ctrl" pareto --profile "$csv" --workload "$w" --format json >"$work/fronts/$tag.json" 2>>"$work/fronts/$tag.txt"
+  "$ctrl" pareto --profile "$csv" --workload "$w" --plot "fronts/$tag.svg" >"fronts/$tag.txt" 2>&1
+  "$ctrl" pareto --profile "$csv" --workload "$w" --format json >"fronts/$tag.json" 2>>"fronts/$tag.txt"
   "$ctrl" pareto --profile "$csv" --workload "$w" --energy total --base-power "$base" \
-    --plot "$work/fronts/$tag-total.svg" >"$work/fronts/$tag-total.txt" 2>&1
+    --plot "fronts/$tag-total.svg" >"fronts/$tag-total.txt" 2>&1
   {
     echo -e "\n## $tag: $app, N = $cols, on $*\n"
     echo '```'
-    tail -3 "$work/profiles/$tag.out"
+    tail -3 "profiles/$tag.out"
     echo
-    head -60 "$work/fronts/$tag.txt"
+    head -60 "fronts/$tag.txt"
     echo '```'
   } >>"$summary"
   local pick
   for pick in fastest least-energy load-balanced; do
     say "$tag: run $pick"
-    timeout --signal=INT --kill-after=10 30 "$ctrl" run "$app" --front "$work/fronts/$tag.json" --pick "$pick" \
-      --profile "$csv" "${opts[@]}" --progress none --json "$work/runs/$tag-$pick.json" >"$work/runs/$tag-$pick.txt" 2>&1
-    sed -n '/^processor/,/^check:/p' "$work/runs/$tag-$pick.txt"
+    timeout --signal=INT --kill-after=10 30 "$ctrl" run "$app" --front "fronts/$tag.json" --pick "$pick" \
+      --profile "$csv" "${opts[@]}" --progress none --json "runs/$tag-$pick.json" >"runs/$tag-$pick.txt" 2>&1
+    sed -n '/^processor/,/^check:/p' "runs/$tag-$pick.txt"
     {
       echo -e "\n### $tag: $pick\n"
       echo '```'
-      cat "$work/runs/$tag-$pick.txt"
+      cat "runs/$tag-$pick.txt"
       echo '```'
     } >>"$summary"
   done
