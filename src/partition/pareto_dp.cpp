@@ -31,7 +31,7 @@ constexpr std::uint32_t none = UINT32_MAX;
 using Vec4 = double __attribute__((vector_size(32)));
 using Mask4 = long long __attribute__((vector_size(32)));
 
-CTRL_PARTITION_SIMD std::int32_t next_improvement(double a, const double* b, const double* c, std::int32_t len) {
+inline std::int32_t next_improvement(double a, const double* b, const double* c, std::int32_t len) {
   std::int32_t i = 0;
   const Vec4 a4 = {a, a, a, a};
   for (; i + 8 <= len; i += 8) {
@@ -78,85 +78,90 @@ struct SweepInput {
 
 // Per-thread state of the sweep, reused across levels.
 struct Sweeper {
+  void run(const SweepInput& s, std::int32_t lo, std::int32_t hi, std::vector<std::vector<Record>>& out);
+
   std::vector<double> cv, nv, eact;
   std::vector<std::uint32_t> cur, pos;
   std::vector<std::int32_t> active;
+};
 
-  void run(const SweepInput& s, std::int32_t lo, std::int32_t hi, std::vector<std::vector<Record>>& out) {
-    const std::int32_t n = s.in->n;
-    const std::size_t size = static_cast<std::size_t>(n) + 1;
-    cv.assign(size, inf);
-    nv.assign(size, inf);
-    eact.assign(size, inf);
-    cur.assign(size, 0);
-    pos.assign(s.src->offset.begin(), s.src->offset.end() - 1);
-    active.clear();
-    std::int32_t xmax = -1;
-    for (std::int32_t w = lo; w < hi; ++w) out[static_cast<std::size_t>(w)].clear();
+// The sweep of one level for the targets [lo, hi) (compiled for AVX2 beside the baseline, the
+// improvement test inlined in each).
+CTRL_PARTITION_SIMD void Sweeper::run(const SweepInput& s, std::int32_t lo, std::int32_t hi,
+                                      std::vector<std::vector<Record>>& out) {
+  const std::int32_t n = s.in->n;
+  const std::size_t size = static_cast<std::size_t>(n) + 1;
+  cv.assign(size, inf);
+  nv.assign(size, inf);
+  eact.assign(size, inf);
+  cur.assign(size, 0);
+  pos.assign(s.src->offset.begin(), s.src->offset.end() - 1);
+  active.clear();
+  std::int32_t xmax = -1;
+  for (std::int32_t w = lo; w < hi; ++w) out[static_cast<std::size_t>(w)].clear();
 
-    auto record = [&](std::int32_t w, std::uint32_t rank, double c, std::int32_t x, std::uint32_t j) {
-      const std::uint32_t clip = s.clip[static_cast<std::size_t>(w)];
-      if (clip == none) return;
-      const std::uint32_t r = std::max(rank, clip);
-      if (s.bound != nullptr && c > s.bound[static_cast<std::size_t>(n - w) * s.probes + s.probe_of[r]]) return;
-      auto& v = out[static_cast<std::size_t>(w)];
-      if (!v.empty() && v.back().rank == r)
-        v.back() = Record{r, x, j, c};
-      else
-        v.push_back(Record{r, x, j, c});
-    };
+  auto record = [&](std::int32_t w, std::uint32_t rank, double c, std::int32_t x, std::uint32_t j) {
+    const std::uint32_t clip = s.clip[static_cast<std::size_t>(w)];
+    if (clip == none) return;
+    const std::uint32_t r = std::max(rank, clip);
+    if (s.bound != nullptr && c > s.bound[static_cast<std::size_t>(n - w) * s.probes + s.probe_of[r]]) return;
+    auto& v = out[static_cast<std::size_t>(w)];
+    if (!v.empty() && v.back().rank == r)
+      v.back() = Record{r, x, j, c};
+    else
+      v.push_back(Record{r, x, j, c});
+  };
 
-    std::size_t ai = 0;
-    for (std::uint32_t rank = 0; rank <= s.last_rank; ++rank) {
-      // Items of this time become usable: combine them with every source's current point.
-      for (; ai < s.items.size() && s.items[ai].rank == rank; ++ai) {
-        const std::int32_t x = s.items[ai].size;
-        const double e = s.items[ai].energy;
-        eact[static_cast<std::size_t>(x)] = e;
-        active.push_back(x);
-        xmax = std::max(xmax, x);
-        const std::int32_t w0 = std::max(lo - x, 0), w1 = std::min(hi, n + 1) - x;  // sources [w0, w1)
-        for (std::int32_t wp = w0; wp < w1;) {
-          wp += next_improvement(e, &cv[static_cast<std::size_t>(wp)], &nv[static_cast<std::size_t>(wp + x)], w1 - wp);
-          if (wp >= w1) break;
-          const double c = cv[static_cast<std::size_t>(wp)] + e;
-          nv[static_cast<std::size_t>(wp + x)] = c;
-          record(wp + x, rank, c, x, cur[static_cast<std::size_t>(wp)]);
-          ++wp;
-        }
+  std::size_t ai = 0;
+  for (std::uint32_t rank = 0; rank <= s.last_rank; ++rank) {
+    // Items of this time become usable: combine them with every source's current point.
+    for (; ai < s.items.size() && s.items[ai].rank == rank; ++ai) {
+      const std::int32_t x = s.items[ai].size;
+      const double e = s.items[ai].energy;
+      eact[static_cast<std::size_t>(x)] = e;
+      active.push_back(x);
+      xmax = std::max(xmax, x);
+      const std::int32_t w0 = std::max(lo - x, 0), w1 = std::min(hi, n + 1) - x;  // sources [w0, w1)
+      for (std::int32_t wp = w0; wp < w1;) {
+        wp += next_improvement(e, &cv[static_cast<std::size_t>(wp)], &nv[static_cast<std::size_t>(wp + x)], w1 - wp);
+        if (wp >= w1) break;
+        const double c = cv[static_cast<std::size_t>(wp)] + e;
+        nv[static_cast<std::size_t>(wp + x)] = c;
+        record(wp + x, rank, c, x, cur[static_cast<std::size_t>(wp)]);
+        ++wp;
       }
-      // Sources whose front improves at this time: combine with every usable item.
-      for (std::uint32_t i = s.event_start[rank]; i < s.event_start[rank + 1]; ++i) {
-        const std::int32_t wp = static_cast<std::int32_t>(s.event_w[i]);
-        const std::uint32_t j = pos[static_cast<std::size_t>(wp)]++;
-        const double e = s.src->energy[j];
-        cv[static_cast<std::size_t>(wp)] = e;
-        cur[static_cast<std::size_t>(wp)] = j;
-        const std::int32_t x0 = std::max(lo - wp, 0), x1 = std::min({hi - wp, xmax + 1, n + 1 - wp});  // [x0, x1)
-        if (x1 <= x0) continue;
-        if (active.size() * 4 < static_cast<std::size_t>(x1 - x0)) {  // few usable sizes: visit them
-          for (const std::int32_t x : active) {
-            if (x < x0 || x >= x1) continue;
-            const double c = e + eact[static_cast<std::size_t>(x)];
-            if (c < nv[static_cast<std::size_t>(wp + x)]) {
-              nv[static_cast<std::size_t>(wp + x)] = c;
-              record(wp + x, rank, c, x, j);
-            }
-          }
-          continue;
-        }
-        for (std::int32_t x = x0; x < x1;) {
-          x += next_improvement(e, &eact[static_cast<std::size_t>(x)], &nv[static_cast<std::size_t>(wp + x)], x1 - x);
-          if (x >= x1) break;
+    }
+    // Sources whose front improves at this time: combine with every usable item.
+    for (std::uint32_t i = s.event_start[rank]; i < s.event_start[rank + 1]; ++i) {
+      const std::int32_t wp = static_cast<std::int32_t>(s.event_w[i]);
+      const std::uint32_t j = pos[static_cast<std::size_t>(wp)]++;
+      const double e = s.src->energy[j];
+      cv[static_cast<std::size_t>(wp)] = e;
+      cur[static_cast<std::size_t>(wp)] = j;
+      const std::int32_t x0 = std::max(lo - wp, 0), x1 = std::min({hi - wp, xmax + 1, n + 1 - wp});  // [x0, x1)
+      if (x1 <= x0) continue;
+      if (active.size() * 4 < static_cast<std::size_t>(x1 - x0)) {  // few usable sizes: visit them
+        for (const std::int32_t x : active) {
+          if (x < x0 || x >= x1) continue;
           const double c = e + eact[static_cast<std::size_t>(x)];
-          nv[static_cast<std::size_t>(wp + x)] = c;
-          record(wp + x, rank, c, x, j);
-          ++x;
+          if (c < nv[static_cast<std::size_t>(wp + x)]) {
+            nv[static_cast<std::size_t>(wp + x)] = c;
+            record(wp + x, rank, c, x, j);
+          }
         }
+        continue;
+      }
+      for (std::int32_t x = x0; x < x1;) {
+        x += next_improvement(e, &eact[static_cast<std::size_t>(x)], &nv[static_cast<std::size_t>(wp + x)], x1 - x);
+        if (x >= x1) break;
+        const double c = e + eact[static_cast<std::size_t>(x)];
+        nv[static_cast<std::size_t>(wp + x)] = c;
+        record(wp + x, rank, c, x, j);
+        ++x;
       }
     }
   }
-};
+}
 
 unsigned thread_count(const DpOptions& opt, const Instance& in) {
   std::size_t items = 0;
