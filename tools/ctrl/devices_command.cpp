@@ -2,6 +2,7 @@
 // What this machine offers as controllers: CPU cores by package and NUMA node (hwloc), GPUs with
 // name, memory and compute capability, and the energy meter of each (docs/tool.md).
 #include "command.hpp"
+#include "loop_common.hpp"
 
 #include "workloads/machine.hpp"
 
@@ -11,6 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <iostream>
 #include <memory>
 
@@ -66,6 +68,7 @@ std::string meter_text(const MeterState& s) {
 std::string gib(std::uint64_t bytes) { return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1ULL << 30)); }
 
 int run_devices(const DevicesArgs& a) {
+  prefer_pci_order_for_cuda();
   const workloads::Machine m = workloads::probe_machine();
   std::vector<MeterState> pkg_meters, gpu_meters;
   for (const auto& p : m.packages) pkg_meters.push_back(meter_state(energy::DeviceSpec::cpu({p.id})));

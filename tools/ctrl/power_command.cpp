@@ -2,6 +2,7 @@
 // The base (idle) power of each device's meter, all devices at once: dynamic energy is total
 // energy minus base power x time (docs/energy.md). The machine must be idle meanwhile.
 #include "command.hpp"
+#include "loop_common.hpp"
 
 #include "workloads/machine.hpp"
 
@@ -39,6 +40,7 @@ int run_power(const PowerArgs& a) {
   if (!a.idle) throw exit_error(exit_bad_input, "power: say what to measure: --idle (the base power of each device)");
   if (!(a.seconds > 0) || !std::isfinite(a.seconds))
     throw exit_error(exit_bad_input, fmt::format("--seconds {}: a positive number of seconds is needed", a.seconds));
+  prefer_pci_order_for_cuda();
   std::vector<DeviceSpec> devices;
   for (const auto& d : a.devices) devices.push_back(parse_device(d));
   if (devices.empty()) {  // every CPU package (as one "cpu" device) and every GPU

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <csignal>
+#include <cstdint>
 #include <iostream>
 #include <memory>
 #include <algorithm>
