@@ -381,7 +381,7 @@ int run_run(const RunArgs& a) {
                              res.reps == 1 ? "" : "s", res.batch, res.batch == 1 ? "" : "s", 100 * rule.precision,
                              res.converged ? "yes" : "no (" + res.limiting + ")");
     std::cout << fmt::format("{:<14} {:>7}  {:>20} {:>11} {:>8}  {:>20} {:>11} {:>8}\n", "processor", "rows",
-                             "time measured", "predicted", "error", energy_word + " energy", "predicted", "error");
+                             "time measured", "predicted", "error", "dynamic energy", "predicted", "error");
     for (const auto& r : reports) {
       const std::string tm = r.rows ? fmt::format("{} ±{:.1f}%", format_seconds(r.time.mean),
                                                   100 * r.time.relative_ci())
@@ -411,8 +411,11 @@ int run_run(const RunArgs& a) {
       std::string w, wo;
       for (const auto& s : with_energy) w += (w.empty() ? "" : ", ") + s;
       for (const auto& s : without_energy) wo += (wo.empty() ? "" : "; ") + s;
-      std::cout << "energy: " << energy_word << " energy of " << w
+      std::cout << "energy: dynamic energy of " << w
                 << (wo.empty() ? std::string() : " only; absent: " + wo) << '\n';
+      if (plan.total_energy)
+        std::cout << fmt::format("total row: total energy = dynamic + {:g} W (the front's base power) x time\n",
+                                 plan.front_base_power);
     }
     std::cout << fmt::format("check: {} — {} ({} rows; worst error {:.3g} of its tolerance){}\n",
                              check.ok ? "passed" : "FAILED", check.method, check.rows_checked, check.worst,
