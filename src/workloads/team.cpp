@@ -129,7 +129,7 @@ Team::Team(const std::vector<DeviceSpec>& devices, TeamOptions options) : option
     auto& m = *members_[i];
     std::unique_ptr<energy::Meter> meter;
     try {
-      meter = energy::make_meter(edev[i]);
+      meter = options_.make_meter ? options_.make_meter(edev[i]) : energy::make_meter(edev[i]);
     } catch (const DeviceError& e) {
       m.info.energy_absent = energy::no_sensor(e.what());
       continue;
@@ -204,14 +204,19 @@ std::vector<std::string> Team::measure_base_power(double seconds) {
   for (std::size_t i = 0; i < members_.size(); ++i)
     if (members_[i]->meter && !members_[i]->info.base_power_w) todo.push_back(i);
   if (todo.empty() || seconds <= 0) return lines;
-  std::vector<energy::BasePower> results(todo.size());
+  // Like energy::measure_base_power, but from counter readings aligned to the counter's updates
+  // (see read_aligned): with NVML's 0.1 s counter, plain readings over 2 s could be 5 % off.
+  std::vector<Reading> r0(todo.size()), r1(todo.size());
   std::vector<std::exception_ptr> errors(todo.size());
   {
     std::vector<std::jthread> threads;
     for (std::size_t k = 0; k < todo.size(); ++k)
       threads.emplace_back([&, k] {
         try {
-          results[k] = energy::measure_base_power(*members_[todo[k]]->meter, energy::Seconds(seconds));
+          auto& meter = *members_[todo[k]]->meter;
+          r0[k] = read_aligned(meter);
+          std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+          r1[k] = read_aligned(meter);
         } catch (...) {
           errors[k] = std::current_exception();
         }
@@ -221,17 +226,13 @@ std::vector<std::string> Team::measure_base_power(double seconds) {
     if (e) std::rethrow_exception(e);
   for (std::size_t k = 0; k < todo.size(); ++k) {
     auto& info = members_[todo[k]]->info;
-    const auto& r = results[k];
-    if (!r.watts) {
-      lines.push_back(fmt::format("{}: base power unknown ({})", info.name, r.absent_reason));
-      continue;
-    }
-    info.base_power_w = *r.watts;
-    info.base_power_origin = fmt::format("measured idle for {:.1f} s", r.seconds);
-    std::string range;
-    if (r.min_power_w && r.max_power_w) range = fmt::format(", samples {:.1f}-{:.1f} W", *r.min_power_w, *r.max_power_w);
-    lines.push_back(fmt::format("{}: base power {:.2f} W ({}, {} readings over {:.2f} s{})", info.name, *r.watts,
-                                info.energy_source, r.samples, r.seconds, range));
+    const double dt = seconds_between(r0[k].t, r1[k].t);
+    if (!(dt > 0)) continue;
+    const double watts = (r1[k].joules - r0[k].joules) / dt;
+    info.base_power_w = watts;
+    info.base_power_origin = fmt::format("measured idle for {:.2f} s", dt);
+    lines.push_back(fmt::format("{}: base power {:.2f} W ({}, idle for {:.2f} s after a warm-up run)", info.name, watts,
+                                info.energy_source, dt));
   }
   return lines;
 }

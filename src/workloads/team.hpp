@@ -28,6 +28,7 @@
 #include <ctrl/ctrl.hpp>
 #include <ctrl/energy.hpp>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -53,6 +54,8 @@ struct TeamOptions {
   // Shortest round: runs shorter than this are repeated back to back within a round, so that the
   // common start's skew (tens of microseconds) and timer noise are spread over several runs.
   double min_round_s = 0.02;
+  // Makes each processor's meter; empty: energy::make_meter (tests inject meters here).
+  std::function<std::unique_ptr<energy::Meter>(const energy::DeviceSpec&)> make_meter;
 };
 
 struct RoundResult {

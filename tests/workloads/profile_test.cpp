@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -85,8 +87,72 @@ TEST(Team, EnergyIsAbsentWithoutASensorAndSaysWhy) {
   EXPECT_EQ(info.energy_absent.rfind("no sensor: ", 0), 0U) << info.energy_absent;
   EXPECT_FALSE(team.any_energy());
   EXPECT_EQ(team.min_window_s(), 0.0);
-  Team off({parse_device("cpu:0")}, TeamOptions{false, -1, 0.02});
+  TeamOptions no;
+  no.energy = false;
+  Team off({parse_device("cpu:0")}, no);
   EXPECT_FALSE(off.info(0).has_energy());
+}
+
+// A device at constant power whose counter, like NVML's, changes only every `interval` seconds.
+class CoarseMeter final : public energy::Meter {
+ public:
+  CoarseMeter(double watts, double interval, std::string name)
+      : watts_(watts), interval_(interval), t0_(std::chrono::steady_clock::now()) {
+    info_.name = std::move(name);
+    info_.measures = "a test device";
+    info_.update_interval_s = interval;
+  }
+  const energy::MeterInfo& info() const override { return info_; }
+  bool available() const override { return true; }
+  std::optional<double> energy_j() override {
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    return watts_ * std::floor(t / interval_) * interval_;
+  }
+
+ private:
+  double watts_, interval_;
+  std::chrono::steady_clock::time_point t0_;
+  energy::MeterInfo info_;
+};
+
+TeamOptions with_coarse_meters(double watts, double interval) {
+  TeamOptions o;
+  o.min_round_s = 0.002;
+  o.min_window_s = 0.15;
+  o.make_meter = [=](const energy::DeviceSpec& d) -> std::unique_ptr<energy::Meter> {
+    std::string name = "test:";
+    for (const int p : d.packages) name += std::to_string(p);
+    return std::make_unique<CoarseMeter>(watts, interval, name);
+  };
+  return o;
+}
+
+TEST(Team, AlignsCoarseCountersSoThatBasePowerCancels) {
+  // 100 W on a counter that moves every 50 ms: a window read at arbitrary moments is off by up to
+  // 2 x 5 J; read at counter updates, by about one read's duration.
+  Team team({parse_device("cpu:0")}, with_coarse_meters(100.0, 0.05));
+  ASSERT_TRUE(team.info(0).has_energy());
+  EXPECT_EQ(team.info(0).energy_source, "test:0");
+  EXPECT_DOUBLE_EQ(team.min_window_s(), 0.15);
+  auto p = find_workload("dgemm").make_problem(16, 16, 1, 1);
+  team.set_base_power(0, 100.0, "given");
+  for (int k = 0; k < 3; ++k) {
+    const RoundResult r = team.fill(*p, {{0, 16}}, 0.15);
+    ASSERT_TRUE(r.dynamic_j[0].has_value());
+    EXPECT_GE(r.window_s, 0.15);
+    EXPECT_LT(std::fabs(*r.dynamic_j[0] * r.runs[0]), 1.0) << "window " << r.window_s;
+  }
+  team.set_base_power(0, 0.0, "given");
+  const RoundResult r = team.fill(*p, {{0, 16}}, 0.15);
+  EXPECT_NEAR(*r.dynamic_j[0] * r.runs[0], 100.0 * r.window_s, 1.0);
+}
+
+TEST(Team, ProcessorsSharingAMeterHaveNoEnergyOfTheirOwn) {
+  Team team({parse_device("cpu:0"), parse_device("cpu:1")}, with_coarse_meters(10.0, 0.05));
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_FALSE(team.info(i).has_energy());
+    EXPECT_NE(team.info(i).energy_absent.find("cannot be told apart"), std::string::npos) << team.info(i).energy_absent;
+  }
 }
 
 TEST(Team, BatchesShortRuns) {
@@ -232,6 +298,43 @@ class StopAfter final : public ProfileObserver {
 };
 
 using ProfileRun = TempDir;
+
+TEST_F(ProfileRun, EnergyColumnsFromAMeter) {
+  ProfileRequest req;
+  req.app = "fft2d";
+  req.cols = 32;
+  req.devices = {parse_device("cpu:0")};
+  req.sizes = {8, 16};
+  req.out = path("p.csv");
+  req.rule = {2, 3, 10.0, 0};
+  req.team = with_coarse_meters(50.0, 0.02);
+  req.idle_seconds = 0.3;  // measured "awake": 50 W, so the dynamic energy is about 0
+  ProfileObserver quiet;
+  const ProfileOutcome o = run_profile(req, quiet);
+  ASSERT_EQ(o.processors.size(), 1U);
+  ASSERT_TRUE(o.processors[0].base_power_w.has_value());
+  EXPECT_NEAR(*o.processors[0].base_power_w, 50.0, 1.0);  // aligned readings: well within one update
+  ASSERT_TRUE(o.platform_base_power.has_value());
+  const ProfileFile pf = read_profile_file(req.out);
+  ASSERT_EQ(pf.rows.size(), 2U);
+  for (const auto& r : pf.rows) {
+    EXPECT_EQ(r.energy_source, "test:0");
+    ASSERT_TRUE(r.base_power && r.energy_measured && r.energy_ci);
+    EXPECT_DOUBLE_EQ(*r.base_power, *o.processors[0].base_power_w);
+    EXPECT_GE(r.energy, 0.0);  // clamped
+    EXPECT_EQ(r.energy, std::max(0.0, *r.energy_measured));
+    EXPECT_LT(std::fabs(*r.energy_measured) * r.batch, 5.0);
+  }
+  // Given base power 0: the energy column is total energy, 50 W x time per run.
+  ProfileRequest total = req;
+  total.out = path("q.csv");
+  total.base_power = {{parse_device("cpu:0"), 0.0}};
+  run_profile(total, quiet);
+  for (const auto& r : read_profile_file(total.out).rows) {
+    EXPECT_DOUBLE_EQ(*r.base_power, 0.0);
+    EXPECT_GT(r.energy, 0.0);
+  }
+}
 
 TEST_F(ProfileRun, InterruptedThenResumed) {
   ProfileRequest req;
