@@ -82,6 +82,27 @@ INSTANTIATE_TEST_SUITE_P(
                       SplitCase{"fft2d", 30, {"cpu:0-1", "offload:0"}, {13, 7}}),
     [](const auto& p) { return p.param.app + "_" + std::to_string(p.index); });
 
+// With a GPU (the H200 machine): the cuBLAS and cuFFT variants beside a CPU group.
+TEST(Gpu, SplitWithACpuGroupMatchesTheReference) {
+  std::unique_ptr<Controller> gpu;
+  try {
+    gpu = std::make_unique<Controller>("cuda:0");
+  } catch (const std::exception& e) {
+    GTEST_SKIP() << "no cuda:0 here: " << e.what();
+  }
+  for (const char* name : {"dgemm", "fft2d"}) {
+    auto p = find_workload(name).make_problem(77, 96, 2, 5);
+    std::vector<std::unique_ptr<Controller>> ctls;
+    ctls.push_back(std::make_unique<Controller>("cpu:0"));
+    ctls.push_back(std::move(gpu));
+    const auto blocks = consecutive_blocks({20, 57});
+    run_concurrently(*p, ctls, blocks);
+    const Check check = p->verify(blocks);
+    EXPECT_TRUE(check.ok) << name << ": " << check.detail;
+    gpu = std::move(ctls[1]);
+  }
+}
+
 TEST(Verify, RowsThatNeverRanFail) {
   for (const char* name : {"dgemm", "fft2d"}) {
     auto p = find_workload(name).make_problem(10, 16, 2, 1);
