@@ -12,6 +12,7 @@
 #
 # Writes to $OUT (default ./h200-out), three files:
 #   h200-loop.tar.gz   everything: build.log, devices.{txt,json}, power.{txt,json}, nvidia-smi.txt,
+#                      check-{dgemm,fft2d}.txt (a first small checked run on every processor),
 #                      profiles/<app>-<config>.{csv,log}, fronts/<app>-<config>[-total].{txt,json,svg},
 #                      runs/<app>-<config>-<pick>.{txt,json}, summary.md
 #   h200-summary.md    measured beside predicted for every run, and the fronts (the same summary.md)
@@ -74,6 +75,14 @@ command -v nvidia-smi >/dev/null && nvidia-smi >"$work/nvidia-smi.txt" 2>&1
 say "base power of every device, idle (nothing else runs)"
 "$ctrl" power --idle --seconds 3 --format json >"$work/power.json"
 "$ctrl" power --idle --seconds 2 | tee "$work/power.txt"
+
+# A first check of every variant on its device, small and quick (results checked, time only).
+for app in dgemm fft2d; do
+  args=()
+  for d in "${config_b[@]}"; do args+=(--split "$d=37"); done
+  "$ctrl" run "$app" "${args[@]}" --cols 256 --no-energy --max-reps 3 --progress none >"check-$app.txt" 2>&1
+  say "check $app on ${config_b[*]}: exit $? — $(grep '^check:' "check-$app.txt" | cut -c1-60)"
+done
 
 # ---- profile, front, runs --------------------------------------------------------------------
 summary=$work/summary.md
