@@ -26,7 +26,7 @@ Case make_case(std::mt19937_64& rng, int i) {
   const int p = 1 + i % 6;
   const bool dense = (i / 6) % 2 == 0;
   const Values values = (i / 12) % 2 == 0 ? Values::coarse : Values::fine;
-  const int max_size = 2 + static_cast<int>(rng() % (p <= 3 ? 9 : 6));
+  const int max_size = 2 + static_cast<int>(rng() % (p <= 3 ? 10 : 7));
   Profile profile = random_profile(rng, p, max_size, dense ? 0.9 : 0.35, values);
   const Size n = 1 + static_cast<Size>(rng() % static_cast<std::uint64_t>(p * max_size + 2));
   return Case{std::move(profile), n,
@@ -34,7 +34,7 @@ Case make_case(std::mt19937_64& rng, int i) {
                   (dense ? " dense" : " sparse") + (values == Values::coarse ? " coarse" : " fine")};
 }
 
-constexpr int cases = 2400;
+constexpr int cases = 6000;
 
 TEST(BruteForce, DynamicProgrammeEqualsEnumeration) {
   std::mt19937_64 rng(20261203);
