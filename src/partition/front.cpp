@@ -27,10 +27,7 @@ std::optional<Evaluation> evaluate(const Profile& profile, const Distribution& x
   Size sum = 0;
   for (std::size_t i = 0; i < x.size(); ++i) {
     if (x[i] < 0) return std::nullopt;
-    if (x[i] == 0) {
-      ev.dynamic_energy = ev.dynamic_energy + 0.0;  // the canonical sum adds every processor
-      continue;
-    }
+    if (x[i] == 0) continue;  // e_i(0) = 0: adding it changes no sum
     const ProfilePoint* pt = profile[i].find(x[i]);
     if (pt == nullptr) return std::nullopt;
     ev.time = std::max(ev.time, pt->time);
