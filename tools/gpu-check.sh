@@ -55,11 +55,16 @@ step "compute-sanitizer memcheck + racecheck, the other tests, the programs (sid
 # The two tests that make CUDA calls fail on purpose (out of memory, an invalid launch) are left
 # out: the sanitizers would report those API errors. The planted device fault has its own program.
 PLANTED='-CudaErrors.OutOfMemory*:CudaErrors.FailedLaunch*'
-(CTRL_COHERENCE_SEEDS=2 timeout 400 "$SAN" --tool memcheck --leak-check full --error-exitcode 86 \
+# Each job's pid is waited for by name: a bare `wait` would also wait for the tee above, forever.
+PIDS=()
+(CTRL_COHERENCE_SEEDS=2 timeout 300 "$SAN" --tool memcheck --leak-check full --error-exitcode 86 \
    "$BUILD/tests/cuda_test" --gtest_filter="$PLANTED" >"$OUT/memcheck.log" 2>&1; echo "exit: $?" >>"$OUT/memcheck.log") &
-(CTRL_COHERENCE_SEEDS=2 timeout 400 "$SAN" --tool racecheck --racecheck-report all --error-exitcode 86 \
+PIDS+=($!)
+(CTRL_COHERENCE_SEEDS=2 timeout 300 "$SAN" --tool racecheck --racecheck-report all --error-exitcode 86 \
    "$BUILD/tests/cuda_test" --gtest_filter="$PLANTED" >"$OUT/racecheck.log" 2>&1; echo "exit: $?" >>"$OUT/racecheck.log") &
-(cd "$BUILD" && timeout 400 ctest -LE cuda -j6 --output-on-failure --timeout 240) >>"$OUT/ctest.log" 2>&1 &
+PIDS+=($!)
+(cd "$BUILD" && timeout 300 ctest -LE cuda -j6 --output-on-failure --timeout 240) >>"$OUT/ctest.log" 2>&1 &
+PIDS+=($!)
 (
   for app in matadd jacobi blackscholes recurrence matmul; do
     case $app in
@@ -84,7 +89,8 @@ PLANTED='-CudaErrors.OutOfMemory*:CudaErrors.FailedLaunch*'
     done
   done
 ) >"$OUT/apps.log" 2>&1 &
-wait
+PIDS+=($!)
+wait "${PIDS[@]}"
 
 step "summary"
 echo "-- CUDA tests (ctest -L cuda):"

@@ -51,19 +51,21 @@ struct JacobiUpdate {
 };
 
 // Each element of the space gets its own indexes, encoded: where threads go and which are clipped.
+// InOut, so that the elements outside the space come back as they were (an Out tile's elements
+// that no thread writes are undefined on a device with its own memory: nothing is copied in).
 struct Where1 {
   static constexpr const char* name = "where1";
-  CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::Out<std::int64_t, 1> o) const { o(t.x) = t.x; }
+  CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::InOut<std::int64_t, 1> o) const { o(t.x) = t.x; }
 };
 struct Where2 {
   static constexpr const char* name = "where2";
-  CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::Out<std::int64_t, 2> o) const {
+  CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::InOut<std::int64_t, 2> o) const {
     o(t.x, t.y) = t.x * 1000000 + t.y;
   }
 };
 struct Where3 {
   static constexpr const char* name = "where3";
-  CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::Out<std::int64_t, 3> o) const {
+  CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::InOut<std::int64_t, 3> o) const {
     o(t.x, t.y, t.z) = (t.x * 1000 + t.y) * 1000 + t.z;
   }
 };
