@@ -33,6 +33,7 @@ struct Axis {
   double lo = 0, hi = 1, step = 1;
 
   static Axis fit(double a, double b) {
+    const bool non_negative = a >= 0;  // seconds and joules: the data decides, not the padding
     if (!(b > a)) {  // one value: open a window around it
       const double pad = a != 0 ? std::fabs(a) * 0.1 : 1.0;
       a -= pad;
@@ -53,7 +54,7 @@ struct Axis {
     ax.step = step;
     ax.lo = std::floor(a / step) * step;
     ax.hi = std::ceil(b / step) * step;
-    if (a >= 0 && ax.lo < 0) ax.lo = 0;  // no negative seconds or joules
+    if (non_negative && ax.lo < 0) ax.lo = 0;  // no negative seconds or joules
     return ax;
   }
   double frac(double v) const { return (v - lo) / (hi - lo); }
@@ -165,7 +166,7 @@ std::string front_svg(const FrontReport& r) {
     ly += detail.empty() ? 28 : 46;
   };
   const auto values = [](const partition::Solution& s) { return fmt::format("{:.4g} s, {:.4g} J", s.time, s.energy); };
-  entry(circle(lx + 8, ly, pr, point_style), fmt::format("Pareto-optimal ({} points)", front.size()), "");
+  entry(circle(lx + 8, ly, pr, point_style), fmt::format("Pareto-optimal ({} point{})", front.size(), front.size() == 1 ? "" : "s"), "");
   entry(triangle(lx + 8, ly, 9, fast_style), "time-optimal", values(r.time_optimal()));
   entry(square(lx + 8, ly, 6.5, frugal_style), "energy-optimal", values(r.energy_optimal()));
   if (r.load_balanced)
