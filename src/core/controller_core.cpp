@@ -15,16 +15,25 @@ ControllerCore::ControllerCore(DeviceSpec spec, DeviceParts parts)
 }
 
 ControllerCore::~ControllerCore() {
-  // Bring attached tiles home and free internal ones; errors cannot leave a destructor.
+  // Bring attached tiles home and free internal ones; errors cannot leave a destructor. A failure
+  // that detach reports (a kernel that threw) must not keep the internal tiles from being freed:
+  // their records would go on naming this controller after it is gone.
+  std::vector<std::shared_ptr<TileState>> attached;
+  std::vector<std::shared_ptr<TileState>> internal;
+  for (auto& t : owned_) (t->internal ? internal : attached).push_back(t);
+  auto report = [this](const std::exception& e) {
+    std::fprintf(stderr, "ctrl: controller %s: error while shutting down: %s\n", name_.c_str(), e.what());
+  };
   try {
-    std::vector<std::shared_ptr<TileState>> attached;
-    std::vector<std::shared_ptr<TileState>> internal;
-    for (auto& t : owned_) (t->internal ? internal : attached).push_back(t);
     if (!attached.empty()) detach(attached);
+  } catch (const std::exception& e) {
+    report(e);
+  }
+  try {
     for (auto& t : internal) destroy_internal(t);
     parts_.queue->wait(parts_.queue->last_ticket());
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "ctrl: controller %s: error while shutting down: %s\n", name_.c_str(), e.what());
+    report(e);
   }
   parts_.queue.reset();  // joins the queue thread before the parts it uses go away
   parts_.exec.reset();
