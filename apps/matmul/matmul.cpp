@@ -1,5 +1,5 @@
 // matmul on a ctrl controller: a (m x k), b (k x n) -> c, with the generic kernel or the OpenBLAS
-// variant (--variant generic|blas). See docs/case-studies.md.
+// variant (--variant generic|blas|native: cuBLAS / the samples' shared-memory kernel on GPUs). See docs/case-studies.md.
 #include "common/app.hpp"
 #include "matmul/matmul_kernels.hpp"
 #include "matmul/matmul_problem.hpp"
@@ -7,6 +7,13 @@
 #include <ctrl/ctrl.hpp>
 
 #include <algorithm>
+
+#if CTRL_DEVICE_CODE
+#include "matmul/matmul_cuda_variants.cuh"
+using MatMulKernel = apps::MatMulCuda;  // adds the shared-memory native body and cuBLAS on GPUs
+#else
+using MatMulKernel = apps::MatMul;
+#endif
 
 int main(int argc, char** argv) {
   apps::MatMulParams params;
@@ -20,14 +27,16 @@ int main(int argc, char** argv) {
     std::copy(a.data.begin(), a.data.end(), A.data());
     std::copy(b.data.begin(), b.data.end(), B.data());
     C.fill(0.0F);  // touch the output's pages outside the timing, as the twin's std::vector does
-    const ctrl::Variant variant = params.variant == "blas" ? ctrl::Variant::library : ctrl::Variant::generic;
+    const ctrl::Variant variant = params.variant == "blas"     ? ctrl::Variant::library
+                                  : params.variant == "native" ? ctrl::Variant::native
+                                                               : ctrl::Variant::generic;
     if (variant == ctrl::Variant::library) apps::blas_single_threaded();  // not inside the timing
 
     ctrl::Controller ctl{s.device()};
     s.set_where(ctl.name() + " (" + ctl.description() + ")");
     s.measure([&] {
       ctl.attach(A, B, C);
-      ctl.launch<apps::MatMul>(variant, ctrl::Threads(m, n), C, A, B);
+      ctl.launch<MatMulKernel>(variant, ctrl::Threads(m, n), C, A, B);
       ctl.detach(A, B, C);
     });
     s.output("c", C.elements(), {a.shape[0], b.shape[1]});

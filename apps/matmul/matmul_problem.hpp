@@ -23,8 +23,9 @@ inline Problem matmul_problem(MatMulParams& params) {
   p.max_size_args = 3;
   p.default_size = {1024};
   p.add_options = [&params](OptionSink& o) {
-    o.add_choice("--variant", params.variant, {"generic", "blas"},
-                 "generic: the generic kernel (a dot product per element); blas: OpenBLAS on row blocks");
+    o.add_choice("--variant", params.variant, {"generic", "blas", "native"},
+                 "generic: the generic kernel (a dot product per element); blas: OpenBLAS on row blocks "
+                 "(cuBLAS on GPUs); native: the CUDA samples' shared-memory kernel (GPUs only)");
   };
   p.check_inputs = [](const Inputs& in) {
     require_rank(in, "a", 2);

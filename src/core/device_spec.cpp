@@ -37,6 +37,12 @@ std::vector<int> parse_cores(std::string_view list) {
       last = parse_int(item.substr(dash + 1), list, "core number");
       if (last < first) throw UsageError(fmt::format("core list '{}': range '{}' runs backwards", list, item));
     }
+    // No machine has this many cores; refusing early keeps "cpu:0-2000000000" from allocating.
+    constexpr int max_core = 1 << 16;
+    if (last >= max_core) {
+      throw UsageError(fmt::format("core list '{}': core {} is beyond any machine (at most {})", list, last,
+                                   max_core - 1));
+    }
     for (int c = first; c <= last; ++c) {
       if (!seen.insert(c).second) throw UsageError(fmt::format("core list '{}': core {} appears twice", list, c));
       cores.push_back(c);
