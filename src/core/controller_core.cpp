@@ -111,6 +111,14 @@ void ControllerCore::detach(const std::vector<std::shared_ptr<TileState>>& tiles
   std::uint64_t ticket = 0;
   {
     std::lock_guard lock(mutex_);
+    for (std::size_t i = 0; i < tiles.size(); ++i) {
+      for (std::size_t j = 0; j < i; ++j) {
+        if (tiles[j] == tiles[i]) {
+          throw UsageError(fmt::format("detach of tile {} from controller {}: the tile is listed twice",
+                                       tiles[i]->label(), name_));
+        }
+      }
+    }
     for (const auto& t : tiles) {
       if (t->owner != this) {
         throw UsageError(t->owner ? fmt::format("detach of tile {} from controller {}: it is {} controller {}",

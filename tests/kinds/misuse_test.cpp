@@ -56,6 +56,15 @@ TEST_P(MisuseTest, LaunchWithAnInternalTileOfAnotherController) {
   other->destroy_internal(s);
 }
 
+TEST_P(MisuseTest, DetachingOneTileListedTwice) {
+  ctrl::Tile<u32, 2> a({4, 4}, "a");
+  ctl().attach(a);
+  ctl().launch<Fill>(ctrl::Threads(4, 4), a, 7U);
+  EXPECT_TRUE(throws_naming<ctrl::UsageError>([&] { ctl().detach(a, a); }, {"'a'", ctl().name(), "listed twice"}));
+  ctl().detach(a);  // still attached, and whole: the refused call changed nothing
+  EXPECT_EQ(a(3, 3), 7U);
+}
+
 TEST_P(MisuseTest, AttachingATileToTwoControllers) {
   auto other = another();
   ctrl::Tile<u32, 2> a({4, 4}, "a");

@@ -1,5 +1,7 @@
 #include "loop_common.hpp"
 
+#include "command.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -28,5 +30,34 @@ std::string format_percent(std::optional<double> r) {
 }
 
 void prefer_pci_order_for_cuda() { ::setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 0); }
+
+
+void MeasureArgs::add_to(CLI::App* cmd) {
+  cmd->add_option("--min-reps", min_reps, "Fewest measured rounds")->capture_default_str();
+  cmd->add_option("--max-reps", max_reps, "Most measured rounds")->capture_default_str();
+  cmd->add_option("--precision", precision,
+                  "Stop when the 95% confidence interval of every mean is within this fraction of it")
+      ->capture_default_str();
+  cmd->add_option("--max-seconds", max_seconds, "No new round after this long (0: no limit)")->capture_default_str();
+  cmd->add_option("--base-power", base_power,
+                  "A device's base power, DEVICE=WATTS (default: the profile's, else measured idle)");
+  cmd->add_option("--idle-seconds", idle_seconds, "Idle window to measure base powers known from nowhere else (0: do not)")
+      ->capture_default_str();
+  cmd->add_flag("--no-energy", no_energy, "Measure time only");
+  cmd->add_option("--min-window", min_window,
+                  "Shortest energy window in seconds (default: from the meters); rounds last at least this long");
+  cmd->add_option("--min-round", min_round,
+                  "Shortest round in seconds: every processor repeats its block until the round is over")
+      ->capture_default_str();
+  cmd->add_option("--seed", seed, "Seed of the input data")->capture_default_str();
+  cmd->add_option("--progress", progress, "auto (a bar on a terminal, else lines), bar, plain or none")
+      ->check(CLI::IsMember({"auto", "bar", "plain", "none"}))
+      ->capture_default_str();
+}
+
+void MeasureArgs::check() const {
+  if (!(min_round >= 0)) throw exit_error(exit_bad_input, "--min-round must not be negative");
+  if (!(idle_seconds >= 0)) throw exit_error(exit_bad_input, "--idle-seconds must not be negative");
+}
 
 }  // namespace ctrl::tool

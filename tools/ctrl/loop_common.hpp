@@ -1,8 +1,12 @@
 // Helpers shared by `ctrl profile` and `ctrl run`: number formatting for tables, and the CUDA
 // device order that makes CUDA device i the same GPU as NVML's i.
 #pragma once
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ctrl::tool {
 
@@ -13,5 +17,25 @@ std::string format_percent(std::optional<double> r);  // "+3.2 %", "—" when ab
 // Sets CUDA_DEVICE_ORDER=PCI_BUS_ID unless the user set it: NVML numbers GPUs in PCI order, CUDA
 // by default fastest first, and a processor "cuda:i" must be metered by NVML's GPU i.
 void prefer_pci_order_for_cuda();
+
+// The measurement flags `ctrl profile` and `ctrl run` share: the stopping rule, energy windows,
+// rounds, base powers, input seed and progress display.
+struct MeasureArgs {
+  explicit MeasureArgs(int most_reps) : max_reps(most_reps) {}
+  int min_reps = 3;
+  int max_reps;
+  double precision = 0.025;
+  double max_seconds = 0;
+  std::vector<std::string> base_power;
+  double idle_seconds = 2.0;
+  bool no_energy = false;
+  double min_window = -1;
+  double min_round = 0.02;
+  std::uint64_t seed = 1;
+  std::string progress = "auto";
+
+  void add_to(CLI::App* cmd);
+  void check() const;  // exit_bad_input for negative windows and rounds
+};
 
 }  // namespace ctrl::tool

@@ -28,17 +28,7 @@ struct ProfileArgs {
   std::vector<std::string> sizes;
   std::string out;
   std::string cols;
-  int min_reps = 3;
-  int max_reps = 30;
-  double precision = 0.025;
-  double max_seconds = 0;
-  std::vector<std::string> base_power;
-  double idle_seconds = 2.0;
-  bool no_energy = false;
-  double min_window = -1;
-  double min_round = 0.02;
-  std::uint64_t seed = 1;
-  std::string progress = "auto";
+  MeasureArgs measure{30};
 };
 
 class Observer final : public workloads::ProfileObserver {
@@ -108,19 +98,18 @@ int run_profile_command(const ProfileArgs& a) {
   req.sizes = workloads::parse_sizes(a.sizes);
   req.out = a.out;
   if (!a.cols.empty()) req.cols = workloads::parse_positive(a.cols, "--cols");
-  req.rule = {a.min_reps, a.max_reps, a.precision, a.max_seconds};
+  req.rule = {a.measure.min_reps, a.measure.max_reps, a.measure.precision, a.measure.max_seconds};
   req.rule.validate();
-  req.team.energy = !a.no_energy;
-  req.team.min_window_s = a.min_window;
-  if (!(a.min_round >= 0)) throw exit_error(exit_bad_input, "--min-round must not be negative");
-  req.team.min_round_s = a.min_round;
-  for (const auto& b : a.base_power) req.base_power.push_back(workloads::parse_device_value(b, "--base-power"));
-  if (!(a.idle_seconds >= 0)) throw exit_error(exit_bad_input, "--idle-seconds must not be negative");
-  req.idle_seconds = a.idle_seconds;
-  req.seed = a.seed;
+  req.team.energy = !a.measure.no_energy;
+  req.team.min_window_s = a.measure.min_window;
+  a.measure.check();
+  req.team.min_round_s = a.measure.min_round;
+  for (const auto& b : a.measure.base_power) req.base_power.push_back(workloads::parse_device_value(b, "--base-power"));
+  req.idle_seconds = a.measure.idle_seconds;
+  req.seed = a.measure.seed;
   prefer_pci_order_for_cuda();
 
-  ProgressBar bar(ProgressBar::parse_mode(a.progress));
+  ProgressBar bar(ProgressBar::parse_mode(a.measure.progress));
   std::vector<index_t> todo;
   {
     const auto existing = workloads::read_profile_file(req.out);
@@ -174,26 +163,7 @@ void add_profile(CLI::App& app, action& run) {
   cmd->add_option("--sizes", args->sizes, "Rows per processor: FROM:TO:STEP, or a,b,c (repeatable)")->required();
   cmd->add_option("--out", args->out, "The profile file (CSV); an existing one is resumed")->required();
   cmd->add_option("--cols", args->cols, "N, the fixed dimension (dgemm: 512, fft2d: 4096 by default)");
-  cmd->add_option("--min-reps", args->min_reps, "Fewest measured rounds per size")->capture_default_str();
-  cmd->add_option("--max-reps", args->max_reps, "Most measured rounds per size")->capture_default_str();
-  cmd->add_option("--precision", args->precision,
-                  "Stop when the 95% confidence interval of every mean is within this fraction of it")
-      ->capture_default_str();
-  cmd->add_option("--max-seconds", args->max_seconds, "Stop repeating a size after this long (0: no limit)")
-      ->capture_default_str();
-  cmd->add_option("--base-power", args->base_power, "A device's base power, DEVICE=WATTS (else measured idle)");
-  cmd->add_option("--idle-seconds", args->idle_seconds, "Idle window to measure base powers (0: do not)")
-      ->capture_default_str();
-  cmd->add_flag("--no-energy", args->no_energy, "Measure time only");
-  cmd->add_option("--min-window", args->min_window,
-                  "Shortest energy window in seconds (default: from the meters); rounds last at least this long");
-  cmd->add_option("--min-round", args->min_round,
-                  "Shortest round in seconds: every processor repeats its block until the round is over")
-      ->capture_default_str();
-  cmd->add_option("--seed", args->seed, "Seed of the input data")->capture_default_str();
-  cmd->add_option("--progress", args->progress, "auto (a bar on a terminal, else lines), bar, plain or none")
-      ->check(CLI::IsMember({"auto", "bar", "plain", "none"}))
-      ->capture_default_str();
+  args->measure.add_to(cmd);
   cmd->callback([&run, args] { run = [args] { return run_profile_command(*args); }; });
 }
 

@@ -41,19 +41,9 @@ struct RunArgs {
   std::string profile;
   std::string workload;
   std::string cols;
-  int min_reps = 3;
-  int max_reps = 10;
-  double precision = 0.025;
-  double max_seconds = 0;
-  std::vector<std::string> base_power;
-  double idle_seconds = 2.0;
-  bool no_energy = false;
-  double min_window = -1;
-  double min_round = 0.02;
-  std::uint64_t seed = 1;
+  MeasureArgs measure{10};
   std::string format = "table";
   std::string json_file;
-  std::string progress = "auto";
 };
 
 // The distribution to run, and what is predicted for it.
@@ -195,7 +185,7 @@ int run_run(const RunArgs& a) {
   if (!a.front.empty() && a.pick.empty()) throw exit_error(exit_bad_input, "--front needs --pick fastest|least-energy|load-balanced|K");
   if (a.front.empty() && !a.pick.empty() && (a.profile.empty() || a.workload.empty()))
     throw exit_error(exit_bad_input, "--pick without --front needs --profile and --workload");
-  workloads::StopRule rule{a.min_reps, a.max_reps, a.precision, a.max_seconds};
+  workloads::StopRule rule{a.measure.min_reps, a.measure.max_reps, a.measure.precision, a.measure.max_seconds};
   rule.validate();
 
   // The profile: predictions per processor, N, and the base powers the predictions were made with.
@@ -245,15 +235,15 @@ int run_run(const RunArgs& a) {
   std::vector<DeviceSpec> devices;
   for (const auto& n : plan.names) devices.push_back(parse_device(n));
   workloads::TeamOptions topt;
-  topt.energy = !a.no_energy;
-  topt.min_window_s = a.min_window;
-  if (!(a.min_round >= 0)) throw exit_error(exit_bad_input, "--min-round must not be negative");
-  topt.min_round_s = a.min_round;
+  topt.energy = !a.measure.no_energy;
+  topt.min_window_s = a.measure.min_window;
+  a.measure.check();
+  topt.min_round_s = a.measure.min_round;
   workloads::Team team(devices, topt);
-  ProgressBar bar(ProgressBar::parse_mode(a.progress));
+  ProgressBar bar(ProgressBar::parse_mode(a.measure.progress));
   for (std::size_t i = 0; i < team.size(); ++i) {
     if (!team.info(i).has_energy()) continue;
-    for (const auto& b : a.base_power) {
+    for (const auto& b : a.measure.base_power) {
       const auto [spec, w] = workloads::parse_device_value(b, "--base-power");
       if (spec.str() == team.info(i).name) team.set_base_power(i, w, "given");
     }
@@ -264,13 +254,13 @@ int run_run(const RunArgs& a) {
         break;
       }
   }
-  auto problem = app.make_problem(m, cols, team.size(), a.seed);
+  auto problem = app.make_problem(m, cols, team.size(), a.measure.seed);
   const auto blocks = workloads::consecutive_blocks(plan.rows);
   bool need_base = false;
   for (std::size_t i = 0; i < team.size(); ++i) need_base |= team.info(i).has_energy() && !team.info(i).base_power_w;
-  if (need_base && a.idle_seconds > 0) {
+  if (need_base && a.measure.idle_seconds > 0) {
     team.run(*problem, blocks, 1);  // base power "awake", as in `ctrl profile`
-    for (const auto& line : team.measure_base_power(a.idle_seconds)) bar.line("run: " + line);
+    for (const auto& line : team.measure_base_power(a.measure.idle_seconds)) bar.line("run: " + line);
   }
   bar.update(0, "warm-up", true);
   const workloads::MeasureResult res = workloads::measure(
@@ -441,25 +431,9 @@ void add_run(CLI::App& app, action& run) {
   cmd->add_option("--profile", args->profile, "The profile the front came from: per-processor predictions, N, base powers");
   cmd->add_option("--workload", args->workload, "With --profile --pick and no --front: the workload to split");
   cmd->add_option("--cols", args->cols, "N, the fixed dimension (default: the profile's, else the application's)");
-  cmd->add_option("--min-reps", args->min_reps, "Fewest measured rounds")->capture_default_str();
-  cmd->add_option("--max-reps", args->max_reps, "Most measured rounds")->capture_default_str();
-  cmd->add_option("--precision", args->precision, "Target half-width of the 95% CI, as a fraction of the mean")
-      ->capture_default_str();
-  cmd->add_option("--max-seconds", args->max_seconds, "No new round after this long (0: no limit)")->capture_default_str();
-  cmd->add_option("--base-power", args->base_power, "A device's base power, DEVICE=WATTS (default: the profile's)");
-  cmd->add_option("--idle-seconds", args->idle_seconds, "Idle window for base powers known from nowhere else")
-      ->capture_default_str();
-  cmd->add_flag("--no-energy", args->no_energy, "Measure time only");
-  cmd->add_option("--min-window", args->min_window, "Shortest energy window in seconds (default: from the meters)");
-  cmd->add_option("--min-round", args->min_round,
-                  "Shortest round in seconds: shorter runs are repeated back to back within a round")
-      ->capture_default_str();
-  cmd->add_option("--seed", args->seed, "Seed of the input data")->capture_default_str();
+  args->measure.add_to(cmd);
   cmd->add_option("--format", args->format, "table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
   cmd->add_option("--json", args->json_file, "Also write the JSON report to this file");
-  cmd->add_option("--progress", args->progress, "auto, bar, plain or none")
-      ->check(CLI::IsMember({"auto", "bar", "plain", "none"}))
-      ->capture_default_str();
   cmd->callback([&run, args] { run = [args] { return run_run(*args); }; });
 }
 
