@@ -1,0 +1,73 @@
+// Empty launch + wait on a CPU controller against an empty OpenMP parallel-for on the same cores
+// (issue 3's anchor: OpenMP 1.0 µs, StarPU 34.6 µs on the 2-core box).
+//   all cores:   ctrl::cpu() (its host thread is one more thread) vs an OpenMP team on every core
+//   host apart:  the host thread pinned to core 0, the controller on the other cores: as many
+//                threads on as many cores as the all-cores OpenMP team (compare with that)
+#include <ctrl/ctrl.hpp>
+
+#include <benchmark/benchmark.h>
+#include <omp.h>
+#include <pthread.h>
+#include <sched.h>
+
+#include <thread>
+
+namespace {
+
+struct Empty {
+  static constexpr const char* name = "empty";
+  CTRL_HOST_DEVICE void operator()(ctrl::Thread) const {}
+};
+
+void pin_self(int core) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(core, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
+void unpin_self() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (unsigned c = 0; c < std::thread::hardware_concurrency(); ++c) CPU_SET(c, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
+int cores() { return static_cast<int>(std::thread::hardware_concurrency()); }
+
+void ctrl_launch_wait(benchmark::State& state, const ctrl::DeviceSpec& spec, bool host_apart) {
+  if (host_apart) pin_self(0);
+  {
+    ctrl::Controller ctl{spec};
+    const ctrl::Threads space(ctl.spec().cores.empty() ? cores() : static_cast<ctrl::index_t>(ctl.spec().cores.size()));
+    for (auto _ : state) {
+      ctl.launch<Empty>(space);
+      ctl.wait();
+    }
+    state.SetLabel(ctl.name());
+  }
+  unpin_self();
+}
+
+void omp_parallel_for(benchmark::State& state, int threads) {
+  omp_set_num_threads(threads);
+  for (auto _ : state) {
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < threads; ++i) benchmark::DoNotOptimize(i);
+  }
+  state.SetLabel(std::to_string(threads) + " OpenMP threads");
+}
+
+void BM_ctrl_all_cores(benchmark::State& s) { ctrl_launch_wait(s, ctrl::cpu(), false); }
+void BM_omp_all_cores(benchmark::State& s) { omp_parallel_for(s, cores()); }
+void BM_ctrl_host_apart(benchmark::State& s) {
+  if (cores() < 2) return s.SkipWithError("needs 2 cores");
+  ctrl_launch_wait(s, ctrl::cpu_range(1, cores() - 1), true);
+}
+
+}  // namespace
+
+BENCHMARK(BM_ctrl_all_cores)->MinTime(1.0);
+BENCHMARK(BM_omp_all_cores)->MinTime(1.0);
+BENCHMARK(BM_ctrl_host_apart)->MinTime(1.0);
+BENCHMARK_MAIN();
