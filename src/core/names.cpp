@@ -62,7 +62,8 @@ void throw_not_compiled_for_cuda(const char* kernel) {
 Variant choose_variant(const LaunchBody& body, Family f, Variant asked, const std::string& controller) {
   if (asked != Variant::automatic) {
     if (body.has(f, asked)) return asked;
-    if (f == Family::cuda && asked != Variant::library && body.has(Family::cpu, asked)) {
+    // A generic body that exists for CPUs but not for CUDA was compiled without nvcc.
+    if (f == Family::cuda && asked == Variant::generic && body.has(Family::cpu, Variant::generic)) {
       throw_not_compiled_for_cuda(body.kernel_name());
     }
     throw UsageError(fmt::format("launch of kernel '{}' on controller {}: the kernel has no {} variant for this "
@@ -72,7 +73,7 @@ Variant choose_variant(const LaunchBody& body, Family f, Variant asked, const st
   for (Variant v : {Variant::library, Variant::native, Variant::generic}) {
     if (body.has(f, v)) return v;
   }
-  if (f == Family::cuda && (body.has(Family::cpu, Variant::generic) || body.has(Family::cpu, Variant::native))) {
+  if (f == Family::cuda && body.has(Family::cpu, Variant::generic)) {
     throw_not_compiled_for_cuda(body.kernel_name());
   }
   throw UsageError(fmt::format("launch of kernel '{}' on controller {}: the kernel has no variant for this device",
