@@ -1,6 +1,7 @@
 // `ctrl pareto` end to end: outputs, the plot, and the exit codes (0 ok, 2 bad input, 3 the
 // workload cannot be split). Runs the command-only driver, and the full `ctrl` tool when it is
 // built.
+#include "run_command.hpp"
 #include "test_support.hpp"
 
 #include <nlohmann/json.hpp>
@@ -21,17 +22,9 @@ namespace fs = std::filesystem;
 
 std::string fixture(const std::string& name) { return std::string(CTRL_PARTITION_DATA) + "/" + name; }
 
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string slurp(const fs::path& path) { return ctrl::test::read_file(path); }
 
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
+using Result = ctrl::test::CommandResult;
 
 class Cli : public ::testing::TestWithParam<std::string> {
  protected:
@@ -48,23 +41,10 @@ class Cli : public ::testing::TestWithParam<std::string> {
     if (!dir_.empty()) fs::remove_all(dir_, ec);
   }
 
-  static std::string quote(const std::string& s) {
-    std::string q = "'";
-    for (const char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-  }
-
   Result run(const std::vector<std::string>& args) const {
-    std::string cmd = quote(GetParam()) + " pareto";
-    for (const auto& a : args) cmd += " " + quote(a);
-    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    cmd += " > " + quote(out.string()) + " 2> " + quote(err.string());
-    const int status = std::system(cmd.c_str());
-    Result r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
+    std::vector<std::string> argv{GetParam(), "pareto"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return ctrl::test::run_command(argv, dir_);
   }
 
   fs::path dir_;

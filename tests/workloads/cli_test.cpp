@@ -4,6 +4,8 @@
 #include <ctrl/partition/profile_csv.hpp>
 
 #include <gtest/gtest.h>
+
+#include "run_command.hpp"
 #include <nlohmann/json.hpp>
 #include <signal.h>
 #include <sys/wait.h>
@@ -25,23 +27,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string slurp(const fs::path& path) { return ctrl::test::read_file(path); }
 
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (const char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
+using Result = ctrl::test::CommandResult;
 
 // Small and quick: a profile with tiny sizes on the two cores of the CI machine.
 const std::vector<std::string> quick = {"--min-round", "0.002", "--max-reps", "4", "--progress", "plain"};
@@ -60,17 +48,10 @@ class Cli : public ::testing::Test {
   }
 
   Result run(const std::vector<std::string>& args, const std::vector<std::string>& extra = {}) const {
-    std::string cmd = quote(CTRL_TOOL);
-    for (const auto& a : args) cmd += " " + quote(a);
-    for (const auto& a : extra) cmd += " " + quote(a);
-    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    cmd += " > " + quote(out.string()) + " 2> " + quote(err.string());
-    const int status = std::system(cmd.c_str());
-    Result r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
+    std::vector<std::string> argv{CTRL_TOOL};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return ctrl::test::run_command(argv, dir_);
   }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
