@@ -96,6 +96,16 @@ constexpr unsigned blocks_for(index_t n, unsigned per_block) {
   return static_cast<unsigned>(b);
 }
 
+// The space's extents in hardware order (x fastest): the last logical index runs along x.
+struct HwExtents {
+  index_t e[3];
+};
+constexpr HwExtents hardware_extents(const Threads& space) {
+  if (space.dims() == 2) return {{space.y(), space.x(), 1}};
+  if (space.dims() == 3) return {{space.z(), space.y(), space.x()}};
+  return {{space.x(), 1, 1}};
+}
+
 // The grid for a block over the space; dimensions beyond the device's grid limits are clamped
 // (generic kernels loop over the rest; native ones cannot: see needs_grid_loop).
 constexpr detail::CudaGeometry geometry_for(const HwShape& b, const Threads& space, const DeviceLimits& lim = {}) {
@@ -103,17 +113,9 @@ constexpr detail::CudaGeometry geometry_for(const HwShape& b, const Threads& spa
   g.block[0] = b.x;
   g.block[1] = b.y;
   g.block[2] = b.z;
-  index_t hw[3] = {space.x(), 1, 1};  // extents in hardware order
-  if (space.dims() == 2) {
-    hw[0] = space.y();
-    hw[1] = space.x();
-  } else if (space.dims() == 3) {
-    hw[0] = space.z();
-    hw[1] = space.y();
-    hw[2] = space.x();
-  }
+  const HwExtents hw = hardware_extents(space);
   for (int d = 0; d < 3; ++d) {
-    const index_t blocks = (hw[d] + g.block[d] - 1) / g.block[d];
+    const index_t blocks = (hw.e[d] + g.block[d] - 1) / g.block[d];
     g.grid[d] = static_cast<unsigned>(blocks > lim.max_grid[d] ? lim.max_grid[d] : (blocks < 1 ? 1 : blocks));
   }
   return g;
@@ -125,17 +127,9 @@ constexpr detail::CudaGeometry geometry_for(const Traits& t, const Threads& spac
 
 // Whether the grid had to be clamped (the space is larger than one grid can cover).
 constexpr bool needs_grid_loop(const detail::CudaGeometry& g, const Threads& space) {
-  index_t hw[3] = {space.x(), 1, 1};
-  if (space.dims() == 2) {
-    hw[0] = space.y();
-    hw[1] = space.x();
-  } else if (space.dims() == 3) {
-    hw[0] = space.z();
-    hw[1] = space.y();
-    hw[2] = space.x();
-  }
+  const HwExtents hw = hardware_extents(space);
   for (int d = 0; d < 3; ++d)
-    if (static_cast<index_t>(g.grid[d]) * g.block[d] < hw[d]) return true;
+    if (static_cast<index_t>(g.grid[d]) * g.block[d] < hw.e[d]) return true;
   return false;
 }
 
