@@ -20,7 +20,7 @@
 # Core 15 is left to the GPU controller's host thread in the 3-processor configuration (the
 # paper's abstract processors give each accelerator a host core); set GROUP2=cpu:8-15 to use it.
 # Time: each profile gets its share of what is left before CTRL_DEADLINE_S (460 s after the start,
-# the build included), at most 70 s; it is stopped with SIGINT and keeps the sizes it measured.
+# the build included), at most CTRL_PROFILE_LIMIT_S (95 s); it is stopped with SIGINT and keeps the sizes it measured.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$repo/h200-out}
@@ -56,10 +56,13 @@ else
     { say "build failed:"; tail -40 "$work/build.log"; }
   build=$repo/build/cuda
   config_a=(cpu:0-7 cuda:0) config_b=(cpu:0-7 "${GROUP2:-cpu:8-14}" cuda:0)
-  dgemm_cols=2048 dgemm_sizes=1024:16384:1024
-  fft_cols=16384 fft_sizes=512:8192:512
-  max_limit=70
-  opts=(--min-reps 3 --max-reps 5 --max-seconds 3 --min-window 0.3)
+  # Eight sizes per profile, each measured up to 8 s (rounds of at least 0.3 s): the CPU groups'
+  # times on this VM scatter by 10-30 % from round to round, so fewer sizes, measured longer,
+  # predict better than many short ones (bench/results/h200-loop.md).
+  dgemm_cols=2048 dgemm_sizes=${DGEMM_SIZES:-2048:16384:2048}
+  fft_cols=16384 fft_sizes=${FFT_SIZES:-1024:8192:1024}
+  max_limit=${CTRL_PROFILE_LIMIT_S:-95}
+  opts=(--min-reps 4 --max-reps 12 --max-seconds 8 --min-window 0.3)
 fi
 ctrl=$build/bin/ctrl
 if [[ ! -x $ctrl ]]; then
