@@ -50,16 +50,19 @@ std::vector<double> suffix_min_max_time(const Instance& in, bool allow_zero) {
   return tau;
 }
 
+void suffix_min_energy_row(const Instance& in, int k, double tlimit, double elimit, const double* below, double* row) {
+  std::copy(below, below + in.stride(), row);
+  for (const Item& it : in.items[static_cast<std::size_t>(k)])
+    if (it.time <= tlimit && it.energy <= elimit) relax_sum(row, below, it.size, in.n, it.energy);
+}
+
 void suffix_min_energy(const Instance& in, double tlimit, double elimit, double* out) {
   const std::size_t s = in.stride();
   std::fill(out, out + static_cast<std::size_t>(in.p + 1) * s, inf);
   out[static_cast<std::size_t>(in.p) * s] = 0.0;
   for (int k = in.p - 1; k >= 0; --k) {
     double* a = out + static_cast<std::size_t>(k) * s;
-    const double* b = a + s;
-    std::copy(b, b + s, a);
-    for (const Item& it : in.items[static_cast<std::size_t>(k)])
-      if (it.time <= tlimit && it.energy <= elimit) relax_sum(a, b, it.size, in.n, it.energy);
+    suffix_min_energy_row(in, k, tlimit, elimit, a + s, a);
   }
 }
 

@@ -20,6 +20,10 @@ std::vector<double> suffix_min_max_time(const Instance& in, bool allow_zero = tr
 // `out` must hold (p + 1) * (n + 1) doubles.
 void suffix_min_energy(const Instance& in, double tlimit, double elimit, double* out);
 
+// One row of that table: row k (n + 1 doubles) from row k + 1 (`below`). suffix_min_energy is
+// this step repeated, so a row recomputed from a kept row below it is bitwise the same.
+void suffix_min_energy_row(const Instance& in, int k, double tlimit, double elimit, const double* below, double* row);
+
 // The parts (normalised) of a distribution of least dynamic energy, summed in processor order,
 // among those whose items have time <= tlimit and energy <= elimit; nullopt when none exists.
 std::optional<std::vector<std::int32_t>> min_energy_parts(const Instance& in, double tlimit, double elimit,

@@ -293,7 +293,7 @@ Front pareto_front_dp(const Profile& profile, Size workload, const DpOptions& op
         ak.push_back(r.source);
       }
     states += next.rank.size();
-    peak = std::max(peak, states * 8 + (src.rank.size() + next.rank.size()) * 12 + probes.rest.size() * 8);
+    peak = std::max(peak, states * 8 + (src.rank.size() + next.rank.size()) * 12 + probes.bytes());
     src = std::move(next);
   }
 

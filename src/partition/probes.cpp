@@ -3,25 +3,69 @@
 #include "dp_kernels.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <utility>
 
 namespace ctrl::partition::detail {
 
 namespace {
 
-constexpr std::size_t probe_memory_cap = std::size_t{256} << 20;  // bytes of probe tables
+// Rows kept per threshold with one in B: rows 0, B, 2B, ... and p.
+std::size_t kept_count(int p, int block) { return static_cast<std::size_t>((p + block - 1) / block) + 1; }
+
+// The kept rows of one threshold's suffix table, computed from row p downwards.
+void fill_kept(const Instance& in, double tlimit, double elimit, int block, double* kept) {
+  const std::size_t s = in.stride();
+  double* top = kept + (kept_count(in.p, block) - 1) * s;  // row p: only workload 0 is free
+  std::fill(top, top + s, inf);
+  top[0] = 0.0;
+  std::vector<double> scratch(block > 1 ? 2 * s : 0);
+  const double* below = top;
+  for (int k = in.p - 1; k >= 0; --k) {
+    double* dst = k % block == 0 ? kept + static_cast<std::size_t>(k / block) * s : &scratch[static_cast<std::size_t>(k & 1) * s];
+    suffix_min_energy_row(in, k, tlimit, elimit, below, dst);
+    below = dst;
+  }
+}
 
 }  // namespace
 
-void Probes::level_bound(const Instance& in, int k, double slack, std::vector<double>& bound) const {
+const double* Probes::row(const Instance& in, std::size_t j, int k) {
+  const std::size_t s = in.stride();
+  if (k % block == 0 || k == in.p)  // kept; row p is kept number ceil(p / B)
+    return &kept[(j * kept_rows + static_cast<std::size_t>((k + block - 1) / block)) * s];
+  const int b = k / block;
+  if (b != loaded) load_block(in, b);
+  return &rows[(j * static_cast<std::size_t>(block - 1) + static_cast<std::size_t>(k - b * block - 1)) * s];
+}
+
+void Probes::load_block(const Instance& in, int b) {
+  const std::size_t s = in.stride(), J = count(), per = static_cast<std::size_t>(block - 1);
+  const int lo = b * block, hi = std::min(lo + block, in.p);  // kept rows; hi is kept number b + 1
+  const unsigned T = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(J)));
+  parallel(T, [&](unsigned t) {
+    for (std::size_t j = t; j < J; j += T) {
+      const double* below = &kept[(j * kept_rows + static_cast<std::size_t>(b + 1)) * s];
+      for (int k = hi - 1; k > lo; --k) {
+        double* dst = &rows[(j * per + static_cast<std::size_t>(k - lo - 1)) * s];
+        suffix_min_energy_row(in, k, limit[j], elimit, below, dst);
+        below = dst;
+      }
+    }
+  });
+  loaded = b;
+}
+
+void Probes::level_bound(const Instance& in, int k, double slack, std::vector<double>& bound) {
   const std::size_t J = count(), s = in.stride();
+  std::vector<const double*> lower(J);  // completions in [T_j, T_{j+1}) cost at least lower[j][r]
+  for (std::size_t j = 0; j < J; ++j) lower[j] = row(in, std::min(j + 1, J - 1), k + 1);
   bound.resize(s * J);
   for (std::size_t r = 0; r < s; ++r) {
     double b = -inf;
     for (std::size_t j = J; j-- > 0;) {
-      const std::size_t next = std::min(j + 1, J - 1);  // completions in [T_j, T_{j+1})
-      const double lower = rest[(next * static_cast<std::size_t>(in.p + 1) + static_cast<std::size_t>(k + 1)) * s + r];
-      b = std::max(b, best[j] - lower);
+      b = std::max(b, best[j] - lower[j][r]);
       bound[r * J + j] = b + slack;
     }
   }
@@ -31,23 +75,32 @@ void Probes::level_bound(const Instance& in, int k, double slack, std::vector<do
 // times, then more where the least energy falls most between two thresholds (where the front
 // changes, the bounds between thresholds are loosest). Each is computed in parallel.
 Probes make_probes(const Instance& in, std::uint32_t first, std::uint32_t last, double elimit, int wanted,
-                   unsigned threads) {
-  const std::size_t table = static_cast<std::size_t>(in.p + 1) * in.stride();
-  const std::size_t cap = std::max<std::size_t>(2, probe_memory_cap / (table * sizeof(double)));
+                   unsigned threads, std::size_t memory_cap) {
+  const std::size_t s = in.stride();
   // Both ends are thresholds: the last interval's bound uses the energy-optimal time.
-  const std::size_t J = last == first ? 1 : std::clamp<std::size_t>(static_cast<std::size_t>(wanted), 2, std::min<std::size_t>(cap, last - first + 1));
+  const auto thresholds = [&](std::size_t cap) {
+    return last == first ? std::size_t{1}
+                         : std::clamp<std::size_t>(static_cast<std::size_t>(wanted), 2, std::min<std::size_t>(cap, last - first + 1));
+  };
+  const std::size_t full = static_cast<std::size_t>(in.p + 1) * s * sizeof(double);
+  int block = 1;
+  if (thresholds(SIZE_MAX) * full > memory_cap)
+    block = std::max(2, static_cast<int>(std::ceil(std::sqrt(static_cast<double>(in.p + 1)))));
+  const std::size_t kept_rows = kept_count(in.p, block);
+  const std::size_t per_probe = (kept_rows + static_cast<std::size_t>(block - 1)) * s * sizeof(double);
+  const std::size_t J = thresholds(std::max<std::size_t>(2, memory_cap / per_probe));
   struct Done {
     std::uint32_t rank;
-    std::vector<double> rest;
+    std::vector<double> kept;
   };
   std::vector<Done> done;
   const auto compute = [&](const std::vector<std::uint32_t>& ranks) {
     const std::size_t first_new = done.size();
-    for (const std::uint32_t r : ranks) done.push_back(Done{r, std::vector<double>(table)});
+    for (const std::uint32_t r : ranks) done.push_back(Done{r, std::vector<double>(kept_rows * s)});
     const unsigned T = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(ranks.size())));
     parallel(T, [&](unsigned t) {
       for (std::size_t j = first_new + t; j < done.size(); j += T)
-        suffix_min_energy(in, in.times[done[j].rank], elimit, done[j].rest.data());
+        fill_kept(in, in.times[done[j].rank], elimit, block, done[j].kept.data());
     });
     std::sort(done.begin(), done.end(), [](const Done& a, const Done& b) { return a.rank < b.rank; });
   };
@@ -57,11 +110,11 @@ Probes make_probes(const Instance& in, std::uint32_t first, std::uint32_t last, 
     ranks.push_back(even == 1 ? first : first + static_cast<std::uint32_t>(static_cast<double>(last - first) * static_cast<double>(j) / static_cast<double>(even - 1) + 0.5));
   ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
   compute(ranks);
-  const auto n = static_cast<std::size_t>(in.n);
+  const auto n = static_cast<std::size_t>(in.n);  // row 0 is kept: its entry n is the least total
   while (done.size() < J) {
     std::vector<std::pair<double, std::size_t>> drops;  // (energy drop, interval)
     for (std::size_t j = 0; j + 1 < done.size(); ++j)
-      if (done[j + 1].rank - done[j].rank >= 2) drops.emplace_back(done[j].rest[n] - done[j + 1].rest[n], j);
+      if (done[j + 1].rank - done[j].rank >= 2) drops.emplace_back(done[j].kept[n] - done[j + 1].kept[n], j);
     if (drops.empty()) break;
     std::sort(drops.begin(), drops.end(), [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
     ranks.clear();
@@ -72,12 +125,19 @@ Probes make_probes(const Instance& in, std::uint32_t first, std::uint32_t last, 
     compute(ranks);
   }
   Probes pr;
-  pr.rest.resize(done.size() * table);
+  pr.block = block;
+  pr.kept_rows = kept_rows;
+  pr.elimit = elimit;
+  pr.threads = std::max(1u, threads);
+  pr.kept.resize(done.size() * kept_rows * s);
   for (std::size_t j = 0; j < done.size(); ++j) {
     pr.rank.push_back(done[j].rank);
-    pr.best.push_back(done[j].rest[n]);
-    std::copy(done[j].rest.begin(), done[j].rest.end(), pr.rest.begin() + static_cast<std::ptrdiff_t>(j * table));
+    pr.limit.push_back(in.times[done[j].rank]);
+    pr.best.push_back(done[j].kept[n]);
+    std::copy(done[j].kept.begin(), done[j].kept.end(), pr.kept.begin() + static_cast<std::ptrdiff_t>(j * kept_rows * s));
+    std::vector<double>().swap(done[j].kept);  // so the tables are held about once, not twice
   }
+  pr.rows.resize(done.size() * static_cast<std::size_t>(block - 1) * s);
   pr.probe_of.assign(static_cast<std::size_t>(last) + 1, 0);
   for (std::size_t j = 0, r = 0; r <= last; ++r) {
     while (j + 1 < pr.count() && pr.rank[j + 1] <= r) ++j;

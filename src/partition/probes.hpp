@@ -25,22 +25,48 @@ void parallel(unsigned threads, F&& body) {
 
 // Energy bounds at a few time thresholds: for each, the least energy of the remaining processors
 // (suffix programme) and the least energy of a whole distribution within that time.
+//
+// A threshold's suffix table has p + 1 rows of n + 1 doubles. When all of them would not fit the
+// memory cap, only every B-th row (and row p) is kept, B about sqrt(p + 1), and the rows between
+// two kept ones are recomputed from the kept row below when the sweep reaches them (levels come in
+// increasing order, so each block once): memory (p / B + B) rows instead of p + 1, for one more
+// suffix pass. The recomputed rows are bitwise those of the full table, so the bounds, and the
+// front, are the same; on many processors the cap then allows all the thresholds asked for.
 struct Probes {
   std::vector<std::uint32_t> rank;    // thresholds, increasing
   std::vector<double> best;           // least total energy within each threshold
-  std::vector<double> rest;           // [j][k][r]: least energy of processors k.. for workload r
+  std::vector<double> limit;          // per threshold: its time (items up to it are usable)
   std::vector<std::uint32_t> probe_of;  // per rank up to the last threshold
+  int block = 1;                      // B: 1 keeps every row
+  std::vector<double> kept;           // [j][c][r]: row min(c * B, p) of threshold j's table
 
   std::size_t count() const { return rank.size(); }
+  std::size_t bytes() const { return (kept.size() + rows.size()) * sizeof(double); }
 
   // bound[r * J + j]: the largest energy a partial point may have at level k (processors 0..k) with
-  // remaining workload r and final time in probe interval j or later.
-  void level_bound(const Instance& in, int k, double slack, std::vector<double>& bound) const;
+  // remaining workload r and final time in probe interval j or later. Calls come with increasing k.
+  void level_bound(const Instance& in, int k, double slack, std::vector<double>& bound);
+
+  // Row k of threshold j's table (valid until the next call for another block).
+  const double* row(const Instance& in, std::size_t j, int k);
+
+  // Recomputes rows b * B + 1 .. min((b + 1) * B, p) - 1 of every threshold's table.
+  void load_block(const Instance& in, int b);
+
+  double elimit = 0.0;             // items costlier than this are left out
+  unsigned threads = 1;            // for recomputing blocks
+  std::size_t kept_rows = 0;       // per threshold
+  std::vector<double> rows;        // [j][i][r]: row b * B + 1 + i of the loaded block
+  int loaded = -1;                 // the loaded block b
 };
+
+// Default cap on the bytes of the probe tables.
+inline constexpr std::size_t probe_memory_cap = std::size_t{256} << 20;
 
 // At most `wanted` thresholds between ranks `first` (the time-optimal time) and `last` (an
 // energy-optimal distribution's time), both included; items costlier than `elimit` are left out.
+// Every row is kept when `wanted` full tables fit in `memory_cap`, else one in B (see Probes).
 Probes make_probes(const Instance& in, std::uint32_t first, std::uint32_t last, double elimit, int wanted,
-                   unsigned threads);
+                   unsigned threads, std::size_t memory_cap = probe_memory_cap);
 
 }  // namespace ctrl::partition::detail
