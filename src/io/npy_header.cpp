@@ -15,7 +15,7 @@ namespace ctrl::npy::detail {
 
 namespace {
 
-constexpr std::array<DtypeInfo, 10> kDtypes{{
+constexpr std::array<DtypeInfo, 12> kDtypes{{
     {"<f4", "float32", 4},
     {"<f8", "float64", 8},
     {"|i1", "int8", 1},
@@ -26,6 +26,8 @@ constexpr std::array<DtypeInfo, 10> kDtypes{{
     {"<u2", "uint16", 2},
     {"<u4", "uint32", 4},
     {"<u8", "uint64", 8},
+    {"<c8", "complex64", 8},     // written by `ctrl run --output` for fft2d; no typed API
+    {"<c16", "complex128", 16},
 }};
 
 // NumPy's layout constants (numpy/lib/format.py): the header is padded so that the data starts

@@ -31,17 +31,18 @@ double gamma(index_t k) {
 
 class DgemmProblem final : public Problem {
  public:
-  DgemmProblem(index_t rows, index_t cols, std::size_t slots, std::uint64_t seed)
-      : m_(rows), n_(cols), a_({rows, cols}, "A"), c_({rows, cols}, "C") {
+  DgemmProblem(index_t rows, index_t cols, std::size_t slots, std::uint64_t seed, index_t first_row)
+      : m_(rows), n_(cols), first_(first_row), a_({rows, cols}, "A"), c_({rows, cols}, "C") {
     if (rows < 0 || cols <= 0) throw UsageError(fmt::format("dgemm: a {} x {} problem is not valid", rows, cols));
     if (slots == 0) throw UsageError("dgemm: a problem needs at least one processor slot");
+    if (first_row < 0) throw UsageError(fmt::format("dgemm: a window cannot start at row {}", first_row));
     const auto nn = static_cast<std::size_t>(cols);
     double* a = a_.data();
     host_parallel_for(rows, [&](index_t b, index_t e) {
       for (index_t i = b; i < e; ++i)
         for (index_t j = 0; j < cols; ++j) {
-          const auto k = static_cast<std::uint64_t>(i * cols + j);
-          a[k] = uniform(seed, 1, k);
+          const auto k = static_cast<std::uint64_t>((first_row + i) * cols + j);  // the instance's element
+          a[static_cast<std::size_t>(i * cols + j)] = uniform(seed, 1, k);
         }
     });
     std::fill(c_.data(), c_.data() + c_.size(), std::numeric_limits<double>::quiet_NaN());
@@ -68,12 +69,13 @@ class DgemmProblem final : public Problem {
 
   index_t rows() const override { return m_; }
   index_t cols() const override { return n_; }
+  index_t first_row() const override { return first_; }
 
-  void run_block(Controller& c, Block blk, std::size_t slot) override {
-    if (blk.empty()) return;
-    if (blk.begin < 0 || blk.end > m_ || slot >= b_.size())
-      throw UsageError(fmt::format("dgemm: rows [{}, {}) slot {} outside a problem of {} rows and {} slots", blk.begin,
-                                   blk.end, slot, m_, b_.size()));
+  void run_block(Controller& c, Block block, std::size_t slot) override {
+    if (block.empty()) return;
+    const Block blk = local_block(block, "dgemm");
+    if (slot >= b_.size())
+      throw UsageError(fmt::format("dgemm: slot {} of a problem with {} processor slots", slot, b_.size()));
     auto a = a_.rows(blk.begin, blk.end);
     auto cc = c_.rows(blk.begin, blk.end);
     auto& b = b_[slot];
@@ -99,8 +101,9 @@ class DgemmProblem final : public Problem {
     const double* b = b_[0].data();
     const double g = gamma(n_ + 2);
     CheckNotes notes(check);
-    for (const Block& blk : blocks) {
-      if (blk.empty()) continue;
+    for (const Block& block : blocks) {
+      if (block.empty()) continue;
+      const Block blk = local_block(block, "dgemm");
       // Checksums of every row.
       for (index_t i = blk.begin; i < blk.end; ++i) {
         const double* ai = a + static_cast<std::size_t>(i) * n;
@@ -114,7 +117,7 @@ class DgemmProblem final : public Problem {
         }
         const double tol = 4 * g * (bound + abs_c) + std::numeric_limits<double>::min();
         notes.note(std::fabs(sum_c - ref), tol,
-                   [&] { return fmt::format("row {}: sum {} against {} (tolerance {:.3g})", i, sum_c, ref, tol); });
+                   [&] { return fmt::format("row {}: sum {} against {} (tolerance {:.3g})", first_ + i, sum_c, ref, tol); });
         ++check.rows_checked;
       }
       // First, middle and last rows of the block, element by element.
@@ -138,7 +141,7 @@ class DgemmProblem final : public Problem {
           const double tol = 2 * g * bound[j] + std::numeric_limits<double>::min();
           const double err = std::fabs(ci[j] - ref[j]);
           notes.note(err, tol, [&] {
-            return fmt::format("C({}, {}) = {} against {} (tolerance {:.3g})", i, j, ci[j], ref[j], tol);
+            return fmt::format("C({}, {}) = {} against {} (tolerance {:.3g})", first_ + i, j, ci[j], ref[j], tol);
           });
         }
       }
@@ -146,10 +149,20 @@ class DgemmProblem final : public Problem {
     return check;
   }
 
-  void perturb_output(index_t row, index_t col, double delta) override { c_(row, col) += delta; }
+  void perturb_output(index_t row, index_t col, double delta) override {
+    c_(local_block({row, row + 1}, "dgemm").begin, col) += delta;
+  }
+
+  std::span<const std::byte> output_bytes(Block block) const override {
+    const Block b = local_block(block, "dgemm");
+    const auto row = static_cast<std::size_t>(n_) * sizeof(double);
+    return {reinterpret_cast<const std::byte*>(c_.data()) + static_cast<std::size_t>(b.begin) * row,
+            static_cast<std::size_t>(b.rows()) * row};
+  }
+  std::string output_dtype() const override { return "<f8"; }
 
  private:
-  index_t m_, n_;
+  index_t m_, n_, first_;
   Tile<double, 2> a_, c_;
   std::vector<Tile<double, 2>> b_;
   std::vector<double> row_sum_, row_abs_;
@@ -171,9 +184,9 @@ std::string DgemmWorkload::summary(index_t cols) const {
   return fmt::format("dgemm: C[x x {0}] = A[x x {0}] . B[{0} x {0}] in double, x rows per processor", cols);
 }
 
-std::unique_ptr<Problem> DgemmWorkload::make_problem(index_t rows, index_t cols, std::size_t slots,
-                                                     std::uint64_t seed) const {
-  return std::make_unique<DgemmProblem>(rows, cols, slots, seed);
+std::unique_ptr<Problem> DgemmWorkload::make_window(index_t rows, index_t cols, std::size_t slots,
+                                                    std::uint64_t seed, index_t first_row) const {
+  return std::make_unique<DgemmProblem>(rows, cols, slots, seed, first_row);
 }
 
 }  // namespace ctrl::workloads

@@ -29,8 +29,10 @@ class DgemmWorkload final : public Workload {
   double flops(index_t rows, index_t cols) const override {
     return 2.0 * static_cast<double>(rows) * static_cast<double>(cols) * static_cast<double>(cols);
   }
-  std::unique_ptr<Problem> make_problem(index_t rows, index_t cols, std::size_t slots,
-                                        std::uint64_t seed) const override;
+
+ protected:
+  std::unique_ptr<Problem> make_window(index_t rows, index_t cols, std::size_t slots, std::uint64_t seed,
+                                       index_t first_row) const override;
 };
 
 }  // namespace ctrl::workloads

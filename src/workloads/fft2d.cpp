@@ -64,14 +64,15 @@ void fft_pow2(std::vector<cdouble>& a) {
 
 class Fft2dProblem final : public Problem {
  public:
-  Fft2dProblem(index_t rows, index_t cols, std::uint64_t seed)
-      : m_(rows), n_(cols), x_({rows, cols}, "X"), y_({rows, cols}, "Y") {
+  Fft2dProblem(index_t rows, index_t cols, std::uint64_t seed, index_t first_row)
+      : m_(rows), n_(cols), first_(first_row), x_({rows, cols}, "X"), y_({rows, cols}, "Y") {
     cfloat* x = x_.data();
     host_parallel_for(rows, [&](index_t b, index_t e) {
       for (index_t i = b; i < e; ++i)
         for (index_t j = 0; j < cols; ++j) {
-          const auto k = static_cast<std::uint64_t>(i * cols + j);
-          x[k] = cfloat(static_cast<float>(uniform(seed, 3, k)), static_cast<float>(uniform(seed, 4, k)));
+          const auto k = static_cast<std::uint64_t>((first_row + i) * cols + j);  // the instance's element
+          x[static_cast<std::size_t>(i * cols + j)] =
+              cfloat(static_cast<float>(uniform(seed, 3, k)), static_cast<float>(uniform(seed, 4, k)));
         }
     });
     const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -80,11 +81,11 @@ class Fft2dProblem final : public Problem {
 
   index_t rows() const override { return m_; }
   index_t cols() const override { return n_; }
+  index_t first_row() const override { return first_; }
 
-  void run_block(Controller& c, Block blk, std::size_t /*slot*/) override {
-    if (blk.empty()) return;
-    if (blk.begin < 0 || blk.end > m_)
-      throw UsageError(fmt::format("fft2d: rows [{}, {}) outside a problem of {} rows", blk.begin, blk.end, m_));
+  void run_block(Controller& c, Block block, std::size_t /*slot*/) override {
+    if (block.empty()) return;
+    const Block blk = local_block(block, "fft2d");
     auto x = x_.rows(blk.begin, blk.end);
     auto y = y_.rows(blk.begin, blk.end);
     c.attach(x, y);
@@ -107,8 +108,9 @@ class Fft2dProblem final : public Problem {
     const auto n = static_cast<std::size_t>(n_);
     const double u = 0x1.0p-24;  // float unit roundoff
     const double c = 10 * u * (std::log2(static_cast<double>(n)) + 1);
-    for (const Block& blk : blocks) {
-      if (blk.empty()) continue;
+    for (const Block& block : blocks) {
+      if (block.empty()) continue;
+      const Block blk = local_block(block, "fft2d");
       for (index_t i = blk.begin; i < blk.end; ++i) {
         const cfloat* xi = x_.data() + static_cast<std::size_t>(i) * n;
         const cfloat* yi = y_.data() + static_cast<std::size_t>(i) * n;
@@ -122,12 +124,12 @@ class Fft2dProblem final : public Problem {
         const double norm_x = std::sqrt(ex);
         const double tol_e = 2 * c * static_cast<double>(n) * ex + std::numeric_limits<double>::min();
         notes.note(std::fabs(ey - static_cast<double>(n) * ex), tol_e, [&] {
-          return fmt::format("row {}: energy {} against N x {} = {} (tolerance {:.3g})", i, ey, ex,
+          return fmt::format("row {}: energy {} against N x {} = {} (tolerance {:.3g})", first_ + i, ey, ex,
                              static_cast<double>(n) * ex, tol_e);
         });
         const double tol = c * norm_x + std::numeric_limits<double>::min();
         notes.note(std::abs(cdouble(yi[0]) - sum), tol, [&] {
-          return fmt::format("Y({}, 0) = {} against the row's sum {} (tolerance {:.3g})", i, fmt_c(yi[0]), fmt_c(sum),
+          return fmt::format("Y({}, 0) = {} against the row's sum {} (tolerance {:.3g})", first_ + i, fmt_c(yi[0]), fmt_c(sum),
                              tol);
         });
         ++check.rows_checked;
@@ -144,7 +146,7 @@ class Fft2dProblem final : public Problem {
         const double tol = c * std::sqrt(ex) + std::numeric_limits<double>::min();
         for (std::size_t k = 0; k < n; ++k)
           notes.note(std::abs(cdouble(yi[k]) - ref[k]), tol, [&] {
-            return fmt::format("Y({}, {}) = {} against {} (tolerance {:.3g})", i, k, fmt_c(yi[k]), fmt_c(ref[k]), tol);
+            return fmt::format("Y({}, {}) = {} against {} (tolerance {:.3g})", first_ + i, k, fmt_c(yi[k]), fmt_c(ref[k]), tol);
           });
       }
     }
@@ -152,8 +154,16 @@ class Fft2dProblem final : public Problem {
   }
 
   void perturb_output(index_t row, index_t col, double delta) override {
-    y_(row, col) += cfloat(static_cast<float>(delta), 0.0F);
+    y_(local_block({row, row + 1}, "fft2d").begin, col) += cfloat(static_cast<float>(delta), 0.0F);
   }
+
+  std::span<const std::byte> output_bytes(Block block) const override {
+    const Block b = local_block(block, "fft2d");
+    const auto row = static_cast<std::size_t>(n_) * sizeof(cfloat);
+    return {reinterpret_cast<const std::byte*>(y_.data()) + static_cast<std::size_t>(b.begin) * row,
+            static_cast<std::size_t>(b.rows()) * row};
+  }
+  std::string output_dtype() const override { return "<c8"; }
 
  private:
   template <class T>
@@ -161,7 +171,7 @@ class Fft2dProblem final : public Problem {
     return fmt::format("({:.7g}, {:.7g})", static_cast<double>(v.real()), static_cast<double>(v.imag()));
   }
 
-  index_t m_, n_;
+  index_t m_, n_, first_;
   Tile<cfloat, 2> x_, y_;
 };
 
@@ -217,11 +227,12 @@ double Fft2dWorkload::flops(index_t rows, index_t cols) const {
   return 5.0 * static_cast<double>(rows) * n * std::log2(n);
 }
 
-std::unique_ptr<Problem> Fft2dWorkload::make_problem(index_t rows, index_t cols, std::size_t slots,
-                                                     std::uint64_t seed) const {
+std::unique_ptr<Problem> Fft2dWorkload::make_window(index_t rows, index_t cols, std::size_t slots,
+                                                    std::uint64_t seed, index_t first_row) const {
   if (rows < 0 || cols <= 0) throw UsageError(fmt::format("fft2d: a {} x {} problem is not valid", rows, cols));
   if (slots == 0) throw UsageError("fft2d: a problem needs at least one processor slot");
-  return std::make_unique<Fft2dProblem>(rows, cols, seed);
+  if (first_row < 0) throw UsageError(fmt::format("fft2d: a window cannot start at row {}", first_row));
+  return std::make_unique<Fft2dProblem>(rows, cols, seed, first_row);
 }
 
 }  // namespace ctrl::workloads

@@ -42,8 +42,10 @@ class Fft2dWorkload final : public Workload {
   // 5 N log2 N per N-point complex FFT, the usual convention (the paper's 2.5 m n log2(m n) for
   // a whole 2-D FFT counts both phases).
   double flops(index_t rows, index_t cols) const override;
-  std::unique_ptr<Problem> make_problem(index_t rows, index_t cols, std::size_t slots,
-                                        std::uint64_t seed) const override;
+
+ protected:
+  std::unique_ptr<Problem> make_window(index_t rows, index_t cols, std::size_t slots, std::uint64_t seed,
+                                       index_t first_row) const override;
 };
 
 // Reference transform in double precision (radix-2, or Bluestein for other lengths): used to

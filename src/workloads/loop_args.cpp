@@ -1,5 +1,7 @@
 #include "workloads/loop_args.hpp"
 
+#include "workloads/selection.hpp"
+
 #include <ctrl/errors.hpp>
 
 #include <fmt/format.h>
@@ -84,17 +86,22 @@ std::vector<index_t> parse_sizes(const std::vector<std::string>& texts) {
   return out;
 }
 
-std::pair<DeviceSpec, index_t> parse_split(std::string_view text) {
+std::string canonical_processor(std::string_view text) {
+  const auto [host, spec] = split_processor_name(trim(text));
+  return host.empty() ? spec.str() : processor_name(host, spec);
+}
+
+std::pair<std::string, index_t> parse_split(std::string_view text) {
   const std::size_t eq = text.rfind('=');
   if (eq == std::string_view::npos)
     throw UsageError(fmt::format("--split '{}': the form is DEVICE=ROWS, e.g. cpu:0-7=512", text));
   index_t rows = 0;
   if (!to_index(text.substr(eq + 1), rows))
     throw UsageError(fmt::format("--split '{}': ROWS must be a non-negative integer", text));
-  return {parse_device(trim(text.substr(0, eq))), rows};
+  return {canonical_processor(text.substr(0, eq)), rows};
 }
 
-std::pair<DeviceSpec, double> parse_device_value(std::string_view text, std::string_view what) {
+std::pair<std::string, double> parse_device_value(std::string_view text, std::string_view what) {
   const std::size_t eq = text.rfind('=');
   if (eq == std::string_view::npos)
     throw UsageError(fmt::format("{} '{}': the form is DEVICE=WATTS, e.g. cuda:0=75.5", what, text));
@@ -103,7 +110,7 @@ std::pair<DeviceSpec, double> parse_device_value(std::string_view text, std::str
   const auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
   if (num.empty() || ec != std::errc() || end != num.data() + num.size() || !std::isfinite(v) || v < 0)
     throw UsageError(fmt::format("{} '{}': WATTS must be a non-negative number", what, text));
-  return {parse_device(trim(text.substr(0, eq))), v};
+  return {canonical_processor(text.substr(0, eq)), v};
 }
 
 }  // namespace ctrl::workloads

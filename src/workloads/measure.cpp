@@ -18,7 +18,7 @@ void StopRule::validate() const {
     throw UsageError(fmt::format("--max-seconds {}: a non-negative number is needed", max_seconds));
 }
 
-MeasureResult measure(Team& team, Problem& problem, const std::vector<Block>& blocks, const StopRule& rule,
+MeasureResult measure(Platform& team, Problem& problem, const std::vector<Block>& blocks, const StopRule& rule,
                       RoundMode mode, const std::function<void(const RoundProgress&)>& progress,
                       const StopFlag* stop) {
   using Clock = std::chrono::steady_clock;
@@ -39,7 +39,7 @@ MeasureResult measure(Team& team, Problem& problem, const std::vector<Block>& bl
 
   std::vector<std::vector<double>> times(n), energies(n);
   std::vector<double> walls, windows, runs(n, 0.0);
-  const auto stopped = [&] { return stop != nullptr && stop->load(); };
+  const auto stopped = [&] { return team.any(stop != nullptr && stop->load()); };
   while (!stopped()) {
     const RoundResult r = mode == RoundMode::executions ? team.run(problem, blocks, out.batch)
                                                          : team.fill(problem, blocks, team.round_seconds());
@@ -76,10 +76,11 @@ MeasureResult measure(Team& team, Problem& problem, const std::vector<Block>& bl
     out.converged = worst <= rule.precision;
     if (out.reps >= rule.min_reps) {
       if (out.converged || out.reps >= rule.max_reps) break;
-      if (rule.max_seconds > 0 && elapsed() >= rule.max_seconds) break;
+      if (rule.max_seconds > 0 && team.any(elapsed() >= rule.max_seconds)) break;
     }
   }
-  out.interrupted = stopped() && !(out.reps >= rule.min_reps && out.converged);
+  const bool was_stopped = stopped();
+  out.interrupted = was_stopped && !(out.reps >= rule.min_reps && out.converged);
   for (std::size_t i = 0; i < n; ++i) {
     out.processors[i].time = estimate(times[i]);
     out.processors[i].runs_per_round = out.reps > 0 ? runs[i] / out.reps : 0.0;

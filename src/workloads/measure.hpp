@@ -9,6 +9,7 @@
 // once that much time has passed after min_reps).
 #pragma once
 #include "workloads/stats.hpp"
+#include "workloads/platform.hpp"
 #include "workloads/team.hpp"
 
 #include <atomic>
@@ -58,7 +59,9 @@ struct RoundProgress {
 // Checked after the warm-up and after each round; a set flag ends the measurement (interrupted).
 using StopFlag = std::atomic<bool>;
 
-MeasureResult measure(Team& team, Problem& problem, const std::vector<Block>& blocks, const StopRule& rule,
+// On a platform of several processes every member calls it together; stopping decisions that
+// depend on a member's clock or flag are taken together (Platform::any).
+MeasureResult measure(Platform& team, Problem& problem, const std::vector<Block>& blocks, const StopRule& rule,
                       RoundMode mode, const std::function<void(const RoundProgress&)>& progress = {},
                       const StopFlag* stop = nullptr);
 

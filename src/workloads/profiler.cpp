@@ -3,9 +3,12 @@
 #include "workloads/workload.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <utility>
 
 namespace ctrl::workloads {
 
@@ -17,61 +20,118 @@ std::string join_names(const std::vector<std::string>& names) {
   return s;
 }
 
+// What the root decides from the profile file, shared with every member of the platform.
+struct ResumePlan {
+  std::string error;                           // the file does not fit the request
+  index_t cols = 0;
+  std::vector<index_t> todo;
+  std::size_t resumed = 0, dropped_rows = 0;
+  std::vector<std::pair<std::string, double>> base_power;  // processor -> W, from the file
+};
+
+ResumePlan plan_resume(const ProfileRequest& req, const ProfileFile& existing, const std::vector<std::string>& names,
+                       const Workload& app) {
+  ResumePlan plan;
+  plan.cols = req.cols;
+  const ProfileRow* first = existing.rows.empty() ? nullptr : &existing.rows.front();
+  if (first != nullptr) {
+    const bool same_app = std::all_of(existing.rows.begin(), existing.rows.end(),
+                                      [&](const ProfileRow& r) { return r.app == req.app; });
+    const bool same_cols = std::all_of(existing.rows.begin(), existing.rows.end(),
+                                       [&](const ProfileRow& r) { return r.cols == first->cols; });
+    if (!same_app || !same_cols || (req.cols != 0 && first->cols != req.cols) || existing.processors != names) {
+      plan.error = fmt::format("--out {} holds a profile of {} with N = {} on {}; this command asks for {} with N = {} on "
+                               "{}: repeat the same command to resume it, or choose another --out",
+                               req.out, first->app, first->cols, join_names(existing.processors), req.app,
+                               req.cols != 0 ? fmt::format("{}", req.cols) : std::string("default"), join_names(names));
+      return plan;
+    }
+    plan.cols = first->cols;
+  }
+  if (plan.cols == 0) plan.cols = app.default_cols();
+  for (const index_t s : req.sizes)
+    if (!std::binary_search(existing.complete_sizes.begin(), existing.complete_sizes.end(), s)) plan.todo.push_back(s);
+  plan.resumed = req.sizes.size() - plan.todo.size();
+  plan.dropped_rows = existing.dropped_rows;
+  for (const auto& r : existing.rows)
+    if (r.base_power && std::none_of(plan.base_power.begin(), plan.base_power.end(),
+                                     [&](const auto& b) { return b.first == r.processor; }))
+      plan.base_power.emplace_back(r.processor, *r.base_power);
+  return plan;
+}
+
+// The plan as text for Platform::share, and back.
+std::string to_text(const ResumePlan& p) {
+  nlohmann::json j{{"error", p.error}, {"cols", p.cols}, {"todo", p.todo}, {"resumed", p.resumed},
+                   {"dropped", p.dropped_rows}, {"base_power", p.base_power}};
+  return j.dump();
+}
+
+ResumePlan from_text(const std::string& text) {
+  const auto j = nlohmann::json::parse(text);
+  ResumePlan p;
+  p.error = j.at("error").get<std::string>();
+  p.cols = j.at("cols").get<index_t>();
+  p.todo = j.at("todo").get<std::vector<index_t>>();
+  p.resumed = j.at("resumed").get<std::size_t>();
+  p.dropped_rows = j.at("dropped").get<std::size_t>();
+  p.base_power = j.at("base_power").get<std::vector<std::pair<std::string, double>>>();
+  return p;
+}
+
 }  // namespace
 
 ProfileOutcome run_profile(const ProfileRequest& req, ProfileObserver& obs, const StopFlag* stop) {
+  find_workload(req.app);
+  req.rule.validate();
+  if (req.sizes.empty()) throw UsageError("no sizes to profile: give --sizes FROM:TO:STEP");
+  if (req.out.empty()) throw UsageError("no profile file: give --out FILE.csv");
+  Team team(req.devices, req.team);
+  return run_profile(req, team, obs, stop);
+}
+
+ProfileOutcome run_profile(const ProfileRequest& req, Platform& team, ProfileObserver& obs, const StopFlag* stop) {
   const Workload& app = find_workload(req.app);
   req.rule.validate();
   if (req.sizes.empty()) throw UsageError("no sizes to profile: give --sizes FROM:TO:STEP");
   if (req.out.empty()) throw UsageError("no profile file: give --out FILE.csv");
   std::vector<std::string> names;
-  for (const auto& d : req.devices) names.push_back(d.str());
+  for (std::size_t i = 0; i < team.size(); ++i) names.push_back(team.info(i).name);
 
-  // Resume: the file must be a profile of the same application, N and processors.
-  ProfileFile existing = read_profile_file(req.out);
-  ProfileOutcome outcome;
-  outcome.cols = req.cols;
-  if (!existing.rows.empty() || existing.dropped_rows > 0) {
-    const ProfileRow* first = existing.rows.empty() ? nullptr : &existing.rows.front();
-    if (first != nullptr) {
-      const bool same_app = std::all_of(existing.rows.begin(), existing.rows.end(),
-                                        [&](const ProfileRow& r) { return r.app == req.app; });
-      const bool same_cols = std::all_of(existing.rows.begin(), existing.rows.end(),
-                                         [&](const ProfileRow& r) { return r.cols == first->cols; });
-      if (!same_app || !same_cols || (req.cols != 0 && first->cols != req.cols) || existing.processors != names)
-        throw UsageError(fmt::format("--out {} holds a profile of {} with N = {} on {}; this command asks for {} with "
-                                     "N = {} on {}: repeat the same command to resume it, or choose another --out",
-                                     req.out, first->app, first->cols, join_names(existing.processors), req.app,
-                                     req.cols != 0 ? fmt::format("{}", req.cols) : std::string("default"),
-                                     join_names(names)));
-      outcome.cols = first->cols;
-    }
+  // Resume: the file must be a profile of the same application, N and processors. The root reads
+  // it and decides; every member follows.
+  std::optional<ProfileFile> existing;
+  std::string text;
+  if (team.is_root()) {
+    existing = read_profile_file(req.out);
+    text = to_text(plan_resume(req, *existing, names, app));
   }
-  if (outcome.cols == 0) outcome.cols = app.default_cols();
-
-  std::vector<index_t> todo;
-  for (const index_t s : req.sizes)
-    if (!std::binary_search(existing.complete_sizes.begin(), existing.complete_sizes.end(), s)) todo.push_back(s);
-  outcome.resumed = req.sizes.size() - todo.size();
-  if (!existing.complete_sizes.empty() || existing.dropped_rows > 0)
+  team.share(text);
+  const ResumePlan plan = from_text(text);
+  if (!plan.error.empty()) throw AgreedUsageError(plan.error);
+  ProfileOutcome outcome;
+  outcome.cols = plan.cols;
+  const std::vector<index_t>& todo = plan.todo;
+  outcome.resumed = plan.resumed;
+  if (plan.resumed > 0 || plan.dropped_rows > 0)
     obs.note(fmt::format("resuming {}: {} size{} already measured{}", req.out, outcome.resumed,
                          outcome.resumed == 1 ? "" : "s",
-                         existing.dropped_rows > 0
-                             ? fmt::format(", {} row{} of an interrupted size dropped", existing.dropped_rows,
-                                           existing.dropped_rows == 1 ? "" : "s")
+                         plan.dropped_rows > 0
+                             ? fmt::format(", {} row{} of an interrupted size dropped", plan.dropped_rows,
+                                           plan.dropped_rows == 1 ? "" : "s")
                              : std::string()));
-  ProfileWriter writer(req.out, existing.dropped_rows > 0 ? &existing.rows : nullptr);
+  std::optional<ProfileWriter> writer;
+  if (team.is_root()) writer.emplace(req.out, existing->dropped_rows > 0 ? &existing->rows : nullptr);
 
-  Team team(req.devices, req.team);
   // Base powers: given, else the ones this file was measured with, else measured now.
   for (std::size_t i = 0; i < team.size(); ++i) {
     if (!team.info(i).has_energy()) continue;
-    for (const auto& [spec, w] : req.base_power)
-      if (spec.str() == team.info(i).name) team.set_base_power(i, w, "given");
+    for (const auto& [name, w] : req.base_power)
+      if (name == team.info(i).name) team.set_base_power(i, w, "given");
     if (team.info(i).base_power_w) continue;
-    for (const auto& r : existing.rows)
-      if (r.processor == team.info(i).name && r.base_power) {
-        team.set_base_power(i, *r.base_power, "from " + req.out);
+    for (const auto& [name, w] : plan.base_power)
+      if (name == team.info(i).name) {
+        team.set_base_power(i, w, "from " + req.out);
         break;
       }
   }
@@ -79,13 +139,13 @@ ProfileOutcome run_profile(const ProfileRequest& req, ProfileObserver& obs, cons
   std::unique_ptr<Problem> problem;
   const std::size_t p = team.size();
   const index_t max_size = todo.empty() ? 0 : *std::max_element(todo.begin(), todo.end());
-  if (!todo.empty()) problem = app.make_problem(max_size * static_cast<index_t>(p), outcome.cols, p, req.seed);
   auto blocks_of = [&](index_t size) {
     std::vector<Block> blocks;
     for (std::size_t i = 0; i < p; ++i)
       blocks.push_back({static_cast<index_t>(i) * max_size, static_cast<index_t>(i) * max_size + size});
     return blocks;
   };
+  if (!todo.empty()) problem = team.make_problem(app, blocks_of(max_size), outcome.cols, req.seed);
   bool need_base = false;
   for (std::size_t i = 0; i < team.size(); ++i) need_base |= team.info(i).has_energy() && !team.info(i).base_power_w;
   if (!todo.empty() && need_base && req.idle_seconds > 0) {
@@ -135,7 +195,7 @@ ProfileOutcome run_profile(const ProfileRequest& req, ProfileObserver& obs, cons
       break;
     }
     if (k == 0 || k + 1 == todo.size()) {  // the first and last sizes are checked against a reference
-      const Check c = problem->verify(blocks);
+      const Check c = team.verify(*problem, blocks);
       if (!c.ok)
         throw DeviceError(fmt::format("{} at size {}: wrong results ({}); nothing was written for this size",
                                       req.app, size, c.detail));
@@ -164,7 +224,7 @@ ProfileOutcome run_profile(const ProfileRequest& req, ProfileObserver& obs, cons
       r.cols = outcome.cols;
       rows.push_back(std::move(r));
     }
-    writer.write(rows);
+    if (writer) writer->write(rows);
     ++outcome.measured;
     if (!m.converged) ++outcome.unconverged;
     obs.size_end(size, m, rows);

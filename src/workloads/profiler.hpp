@@ -20,7 +20,7 @@ struct ProfileRequest {
   std::string out;                                       // the profile file
   StopRule rule;
   TeamOptions team;
-  std::vector<std::pair<DeviceSpec, double>> base_power; // given base powers, W
+  std::vector<std::pair<std::string, double>> base_power; // given base powers, W, by processor name
   double idle_seconds = 2.0;                             // idle window for the others (0: none)
   std::uint64_t seed = 1;
 };
@@ -45,6 +45,11 @@ struct ProfileOutcome {
   std::optional<double> platform_base_power;  // sum over processors with energy, W
 };
 
+// On the processors of request.devices (a Team of this process).
 ProfileOutcome run_profile(const ProfileRequest& request, ProfileObserver& observer, const StopFlag* stop = nullptr);
+// On a platform made by the caller (request.devices unused): a Team, or the ranks of an MPI job,
+// where the root reads and writes the profile file and every member measures its processors.
+ProfileOutcome run_profile(const ProfileRequest& request, Platform& platform, ProfileObserver& observer,
+                           const StopFlag* stop = nullptr);
 
 }  // namespace ctrl::workloads

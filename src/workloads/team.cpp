@@ -161,19 +161,19 @@ Team::~Team() = default;
 
 std::size_t Team::size() const { return members_.size(); }
 const ProcessorInfo& Team::info(std::size_t i) const { return members_.at(i)->info; }
-std::vector<ProcessorInfo> Team::processors() const {
-  std::vector<ProcessorInfo> out;
-  for (const auto& m : members_) out.push_back(m->info);
-  return out;
-}
 Controller& Team::controller(std::size_t i) { return *members_.at(i)->controller; }
 
-bool Team::any_energy() const {
-  return std::any_of(members_.begin(), members_.end(), [](const auto& m) { return m->meter != nullptr; });
+void Team::drop_meter(std::size_t i, std::string reason) {
+  auto& m = *members_.at(i);
+  m.meter.reset();
+  m.info.energy_source = "none";
+  m.info.energy_absent = std::move(reason);
+  m.info.update_interval_s = 0;
+  m.info.base_power_w.reset();
 }
 
 double Team::min_window_s() const {
-  if (options_.min_window_s >= 0) return any_energy() ? options_.min_window_s : 0.0;
+  if (options_.min_window_s >= 0) return any_energy() ? options_.min_window_s : 0.0;  // Platform::any_energy
   double w = 0;
   for (const auto& m : members_) {
     if (!m->meter) continue;
@@ -185,12 +185,13 @@ double Team::min_window_s() const {
   return w;
 }
 
-int Team::batch_for(double run_s) const {
-  const double w = std::max(min_window_s(), options_.min_round_s);
-  if (w <= 0 || run_s >= w) return 1;
+int runs_to_fill(double round_s, double run_s) {
+  if (round_s <= 0 || run_s >= round_s) return 1;
   if (!(run_s > 0)) return 1000;
-  return static_cast<int>(std::clamp(std::ceil(w / run_s), 1.0, 100000.0));
+  return static_cast<int>(std::clamp(std::ceil(round_s / run_s), 1.0, 100000.0));
 }
+
+int Team::batch_for(double run_s) const { return runs_to_fill(round_seconds(), run_s); }
 
 void Team::set_base_power(std::size_t i, double watts, std::string origin) {
   auto& info = members_.at(i)->info;

@@ -23,6 +23,7 @@
 // Energy is attributed to a processor only when its meter covers its device alone: a CPU group
 // whose RAPL package also holds another processor of the team has "no sensor of its own".
 #pragma once
+#include "workloads/platform.hpp"
 #include "workloads/workload.hpp"
 
 #include <ctrl/ctrl.hpp>
@@ -67,36 +68,43 @@ struct RoundResult {
   std::vector<std::optional<double>> dynamic_j;  // per processor, per run (nullopt: no energy)
 };
 
-class Team {
+class Team final : public Platform {
  public:
   // Creates the controllers (UsageError for malformed, duplicate or overlapping devices; the
   // runtime's errors for absent ones) and their meters.
   explicit Team(const std::vector<DeviceSpec>& devices, TeamOptions options = {});
-  ~Team();
+  ~Team() override;
   Team(const Team&) = delete;
   Team& operator=(const Team&) = delete;
 
-  std::size_t size() const;
-  const ProcessorInfo& info(std::size_t i) const;
-  std::vector<ProcessorInfo> processors() const;
+  std::size_t size() const override;
+  const ProcessorInfo& info(std::size_t i) const override;
   Controller& controller(std::size_t i);
-  bool any_energy() const;
   double min_window_s() const;   // 0 when no processor has energy
   // Runs per round so that a round lasts at least min_round_s and, with energy, its window at
   // least min_window_s(), for runs of `run_s`.
-  int batch_for(double run_s) const;
+  int batch_for(double run_s) const override;
 
-  void set_base_power(std::size_t i, double watts, std::string origin);
+  void set_base_power(std::size_t i, double watts, std::string origin) override;
   // Measures the idle power of every metered device that has none yet, all at once, for `seconds`.
   // Returns a line per device for the user.
-  std::vector<std::string> measure_base_power(double seconds);
+  std::vector<std::string> measure_base_power(double seconds) override;
+  // Gives up processor i's meter: its energy becomes absent for `reason` (a meter that another
+  // process's processor shares, found only when the processes compare their meters).
+  void drop_meter(std::size_t i, std::string reason);
 
   // One round: `blocks[i]` on processor i, `batch` times back to back; see the header comment.
-  RoundResult run(Problem& problem, const std::vector<Block>& blocks, int batch);
+  RoundResult run(Problem& problem, const std::vector<Block>& blocks, int batch) override;
   // One round in which every processor runs its block until `seconds` have passed (at least once).
-  RoundResult fill(Problem& problem, const std::vector<Block>& blocks, double seconds);
+  RoundResult fill(Problem& problem, const std::vector<Block>& blocks, double seconds) override;
   // The length of a fill round: min_round_s, or min_window_s() when energy is measured.
-  double round_seconds() const;
+  double round_seconds() const override;
+
+  // The whole instance (rows up to the largest block end), one slot per processor.
+  std::unique_ptr<Problem> make_problem(const Workload& app, const std::vector<Block>& extent, index_t cols,
+                                        std::uint64_t seed) override;
+  Check verify(const Problem& problem, const std::vector<Block>& blocks) override;
+  void write_output(const Problem& problem, const std::vector<Block>& blocks, const std::string& path) override;
 
  private:
   struct Member;
@@ -104,6 +112,9 @@ class Team {
   std::vector<std::unique_ptr<Member>> members_;
   TeamOptions options_;
 };
+
+// Runs of `run_s` that last at least `round_s` (1 when one run does; bounded).
+int runs_to_fill(double round_s, double run_s);
 
 // Cores a CPU-style spec names ("cpu" alone: every usable core).
 std::vector<int> spec_cores(const DeviceSpec& spec);

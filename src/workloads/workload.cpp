@@ -19,6 +19,14 @@ std::vector<Block> consecutive_blocks(const std::vector<index_t>& sizes) {
   return blocks;
 }
 
+Block Problem::local_block(Block b, const char* app) const {
+  const index_t first = first_row();
+  if (b.begin < first || b.end > first + rows() || b.begin > b.end)
+    throw UsageError(fmt::format("{}: rows [{}, {}) outside the problem's rows [{}, {})", app, b.begin, b.end, first,
+                                 first + rows()));
+  return {b.begin - first, b.end - first};
+}
+
 const Workload& find_workload(std::string_view name) {
   static const DgemmWorkload dgemm;
   static const Fft2dWorkload fft2d;

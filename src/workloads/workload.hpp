@@ -9,7 +9,10 @@
 //           X -> Y); FFTW on CPU controllers, cuFFT on GPUs. (A full 2-D FFT is this phase, a
 //           transpose, and the same phase again on the transpose: docs/loop.md.)
 //
-// A Problem holds the host arrays of one instance. run_block() attaches row-block sub-tiles
+// A Problem holds the host arrays of one instance, or of a window of its rows [first_row(),
+// first_row() + rows()) (an MPI rank holds the rows of its own processors). Blocks are always in
+// the whole instance's rows, and every element depends only on its position in the whole
+// instance, so a window computes exactly what the whole would. run_block() attaches row-block sub-tiles
 // (Tile::rows) of those arrays to a controller, launches, detaches: one application run on one
 // processor, including the transfers a separate-memory device needs. Distinct blocks may run at
 // the same time from different threads, each on its own controller and slot.
@@ -17,7 +20,9 @@
 #include <ctrl/ctrl.hpp>
 
 #include <cstdint>
+#include <cstddef>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,8 +51,9 @@ struct Check {
 class Problem {
  public:
   virtual ~Problem() = default;
-  virtual index_t rows() const = 0;
+  virtual index_t rows() const = 0;       // rows held (the window's)
   virtual index_t cols() const = 0;
+  virtual index_t first_row() const = 0;  // the instance row of the window's first row
   // One run of rows [b.begin, b.end) on controller c (blocks until done). `slot` names the
   // processor (0 .. slots-1): replicated operands are per slot. An empty block does nothing.
   virtual void run_block(Controller& c, Block b, std::size_t slot) = 0;
@@ -55,6 +61,13 @@ class Problem {
   virtual Check verify(const std::vector<Block>& blocks) const = 0;
   // For tests of verify(): adds `delta` to output element (row, col) (to its real part for fft2d).
   virtual void perturb_output(index_t row, index_t col, double delta) = 0;
+  // The output rows of block b (in the window), row-major, and the .npy dtype of an element.
+  virtual std::span<const std::byte> output_bytes(Block b) const = 0;
+  virtual std::string output_dtype() const = 0;
+
+ protected:
+  // b in the window's own rows; UsageError naming the application when b is outside the window.
+  Block local_block(Block b, const char* app) const;
 };
 
 class Workload {
@@ -69,8 +82,15 @@ class Workload {
   // Host arrays for `rows` rows and N = cols, inputs filled deterministically from `seed`,
   // outputs filled with NaN (so that a row that never ran fails verification), and `slots`
   // replicas of the operands every processor needs whole.
-  virtual std::unique_ptr<Problem> make_problem(index_t rows, index_t cols, std::size_t slots,
-                                                std::uint64_t seed) const = 0;
+  std::unique_ptr<Problem> make_problem(index_t rows, index_t cols, std::size_t slots, std::uint64_t seed,
+                                        index_t first_row = 0) const {
+    return make_window(rows, cols, slots, seed, first_row);
+  }
+
+ protected:
+  // The rows [first_row, first_row + rows) of the instance (make_problem).
+  virtual std::unique_ptr<Problem> make_window(index_t rows, index_t cols, std::size_t slots, std::uint64_t seed,
+                                               index_t first_row) const = 0;
 };
 
 // "dgemm" or "fft2d"; throws UsageError naming the known ones.

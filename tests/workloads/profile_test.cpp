@@ -328,7 +328,7 @@ TEST_F(ProfileRun, EnergyColumnsFromAMeter) {
   // Given base power 0: the energy column is total energy, 50 W x time per run.
   ProfileRequest total = req;
   total.out = path("q.csv");
-  total.base_power = {{parse_device("cpu:0"), 0.0}};
+  total.base_power = {{"cpu:0", 0.0}};
   run_profile(total, quiet);
   for (const auto& r : read_profile_file(total.out).rows) {
     EXPECT_DOUBLE_EQ(*r.base_power, 0.0);

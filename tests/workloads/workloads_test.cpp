@@ -191,8 +191,9 @@ TEST(Args, Sizes) {
 }
 
 TEST(Args, SplitsAndValues) {
-  const auto [spec, rows] = parse_split("cpu:0,2-3=17");
-  EXPECT_EQ(spec.str(), "cpu:0,2-3");
+  const auto [name, rows] = parse_split("cpu:0,2-3=17");
+  EXPECT_EQ(name, "cpu:0,2-3");
+  EXPECT_EQ(parse_split("node2/cpu:0-1=5").first, "node2/cpu:0-1");
   EXPECT_EQ(rows, 17);
   EXPECT_EQ(parse_split("cuda:0=0").second, 0);
   for (const char* bad : {"cpu:0", "cpu:0=", "cpu:0=-1", "=5", "gpu:x=3", "cpu:0=1.5"})

@@ -3,6 +3,9 @@
 // name, memory and compute capability, and the energy meter of each (docs/tool.md).
 #include "command.hpp"
 #include "loop_common.hpp"
+#include "platform_choice.hpp"
+
+#include "workloads/selection.hpp"
 
 #include "workloads/machine.hpp"
 
@@ -23,6 +26,8 @@ namespace {
 struct DevicesArgs {
   std::string format = "table";
   int groups = 2;
+  std::string write_selection;
+  double rank_timeout = 600.0;
 };
 
 struct MeterState {
@@ -67,9 +72,41 @@ std::string meter_text(const MeterState& s) {
 
 std::string gib(std::uint64_t bytes) { return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1ULL << 30)); }
 
+// `--write-selection FILE`: a selection for this machine, or under mpirun for every rank's (each
+// rank probes its own machine; rank 0 writes the file).
+int write_selection(const DevicesArgs& a, const workloads::Machine& m) {
+  nlohmann::json me{{"host", workloads::this_host()}, {"usable", m.usable}};
+  std::vector<int> gpus;
+  for (const auto& g : m.gpus) gpus.push_back(g.index);
+  me["gpus"] = gpus;
+  const auto all = gather_across_ranks(me.dump(), a.rank_timeout);
+  if (this_rank() != 0) return exit_ok;
+  std::vector<workloads::RankMachine> ranks;
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    const auto j = nlohmann::json::parse(all[r]);
+    workloads::RankMachine rm;
+    rm.rank = static_cast<int>(r);
+    rm.host = j.at("host").get<std::string>();
+    rm.machine.usable = j.at("usable").get<std::vector<int>>();
+    for (const int g : j.at("gpus").get<std::vector<int>>()) {
+      workloads::GpuInfo gpu;
+      gpu.index = g;
+      rm.machine.gpus.push_back(gpu);
+    }
+    ranks.push_back(std::move(rm));
+  }
+  const workloads::Selection sel = workloads::suggest_selection(ranks, a.groups);
+  workloads::write_selection(a.write_selection, sel);
+  std::cout << "wrote " << a.write_selection << " (" << all.size() << (all.size() == 1 ? " rank" : " ranks")
+            << "):\n"
+            << sel.text();
+  return exit_ok;
+}
+
 int run_devices(const DevicesArgs& a) {
   prefer_pci_order_for_cuda();
   const workloads::Machine m = workloads::probe_machine();
+  if (!a.write_selection.empty()) return write_selection(a, m);
   std::vector<MeterState> pkg_meters, gpu_meters;
   for (const auto& p : m.packages) pkg_meters.push_back(meter_state(energy::DeviceSpec::cpu({p.id})));
   for (const auto& g : m.gpus) gpu_meters.push_back(meter_state(energy::DeviceSpec::nvidia(static_cast<unsigned>(g.index))));
@@ -170,6 +207,11 @@ void add_devices(CLI::App& app, action& run) {
       ->capture_default_str();
   cmd->add_option("--groups", args->groups, "How many CPU groups the suggested processors split the cores into")
       ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  cmd->add_option("--write-selection", args->write_selection,
+                  "Write a device-selection file for `ctrl profile|run --selection` (under mpirun: every rank's "
+                  "devices, each rank's share of its host)");
+  cmd->add_option("--rank-timeout", args->rank_timeout, "Under mpirun: the longest wait for another rank, s")
       ->capture_default_str();
   cmd->callback([&run, args] { run = [args] { return run_devices(*args); }; });
 }

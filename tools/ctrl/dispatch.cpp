@@ -4,8 +4,20 @@
 
 #include <cstdio>
 #include <exception>
+#include <string>
 
 namespace ctrl::tool {
+
+namespace {
+
+int report(const std::exception& e, int code) {
+  const std::string prefix = error_prefix != nullptr ? error_prefix() : std::string();
+  if (before_error != nullptr) before_error(e, code);
+  std::fprintf(stderr, "ctrl: %s%s\n", prefix.c_str(), e.what());
+  return code;
+}
+
+}  // namespace
 
 int dispatch(CLI::App& app, const action& run, int argc, char** argv) {
   try {
@@ -17,14 +29,11 @@ int dispatch(CLI::App& app, const action& run, int argc, char** argv) {
   try {
     return run();
   } catch (const exit_error& e) {
-    std::fprintf(stderr, "ctrl: %s\n", e.what());
-    return e.code;
+    return report(e, e.code);
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "ctrl: %s\n", e.what());
-    return exit_bad_input;
+    return report(e, exit_bad_input);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "ctrl: %s\n", e.what());
-    return exit_failure;
+    return report(e, exit_failure);
   }
 }
 

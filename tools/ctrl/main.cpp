@@ -1,5 +1,6 @@
 // ctrl: devices, power, profile, pareto, run. See docs/tool.md.
 #include "dispatch.hpp"
+#include "platform_choice.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"ctrl: controllers for CPU cores and accelerators, and workload distribution for time and energy"};
@@ -10,5 +11,7 @@ int main(int argc, char** argv) {
   ctrl::tool::add_profile(app, run);
   ctrl::tool::add_pareto(app, run);
   ctrl::tool::add_run(app, run);
-  return ctrl::tool::dispatch(app, run, argc, argv);
+  const int rc = ctrl::tool::dispatch(app, run, argc, argv);
+  ctrl::tool::finish_distributed();
+  return rc;
 }

@@ -4,6 +4,7 @@
 // command is run again (docs/tool.md, docs/loop.md).
 #include "command.hpp"
 #include "loop_common.hpp"
+#include "platform_choice.hpp"
 #include "progress_bar.hpp"
 
 #include "workloads/loop_args.hpp"
@@ -29,6 +30,7 @@ struct ProfileArgs {
   std::string out;
   std::string cols;
   MeasureArgs measure{30};
+  PlatformArgs platform;
 };
 
 class Observer final : public workloads::ProfileObserver {
@@ -93,7 +95,9 @@ int run_profile_command(const ProfileArgs& a) {
   workloads::ProfileRequest req;
   req.app = a.app;
   workloads::find_workload(a.app);  // the application first: its name is the first thing to be wrong
-  if (a.devices.empty()) throw exit_error(exit_bad_input, "profile: name the processors with --device (cpu:0-3, cuda:0)");
+  if (a.devices.empty() && a.platform.selection.empty())
+    throw exit_error(exit_bad_input, "profile: name the processors with --device (cpu:0-3, cuda:0), or the ranks' "
+                                     "with --selection FILE");
   for (const auto& d : a.devices) req.devices.push_back(parse_device(d));
   req.sizes = workloads::parse_sizes(a.sizes);
   req.out = a.out;
@@ -109,19 +113,20 @@ int run_profile_command(const ProfileArgs& a) {
   req.seed = a.measure.seed;
   prefer_pci_order_for_cuda();
 
-  ProgressBar bar(ProgressBar::parse_mode(a.measure.progress));
+  workloads::StopFlag stop{false};
+  interrupted = &stop;
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);  // in an MPI job the launcher's SIGTERM is the Communicator's
+  const auto platform = open_platform(a.platform, req.devices, req.team);
+  ProgressBar bar(ProgressBar::parse_mode(platform->is_root() ? a.measure.progress : std::string("none")));
   std::vector<index_t> todo;
-  {
+  if (platform->is_root()) {
     const auto existing = workloads::read_profile_file(req.out);
     for (const index_t s : req.sizes)
       if (!std::binary_search(existing.complete_sizes.begin(), existing.complete_sizes.end(), s)) todo.push_back(s);
   }
   Observer obs(bar, todo);
-  workloads::StopFlag stop{false};
-  interrupted = &stop;
-  std::signal(SIGINT, on_interrupt);
-  std::signal(SIGTERM, on_interrupt);
-  const workloads::ProfileOutcome o = workloads::run_profile(req, obs, &stop);
+  const workloads::ProfileOutcome o = workloads::run_profile(req, *platform, obs, &stop);
   interrupted = nullptr;
   bar.finish();
 
@@ -147,7 +152,7 @@ int run_profile_command(const ProfileArgs& a) {
               << "; run the same command again to resume\n";
     return 130;
   }
-  const index_t total_rows = req.sizes.back() * static_cast<index_t>(req.devices.size());
+  const index_t total_rows = req.sizes.back() * static_cast<index_t>(platform->size());
   std::cout << fmt::format("next: ctrl pareto --profile {} --workload N   (N up to {})\n", req.out, total_rows);
   return exit_ok;
 }
@@ -159,11 +164,12 @@ void add_profile(CLI::App& app, action& run) {
   CLI::App* cmd = app.add_subcommand(
       "profile", "Measure time and energy of every processor at every size, all at once, into a profile for ctrl pareto");
   cmd->add_option("app", args->app, "The application: dgemm or fft2d")->required();
-  cmd->add_option("--device", args->devices, "A processor (repeat): cpu:0-7, cuda:0, offload:0-3")->required();
+  cmd->add_option("--device", args->devices, "A processor (repeat): cpu:0-7, cuda:0, offload:0-3");
   cmd->add_option("--sizes", args->sizes, "Rows per processor: FROM:TO:STEP, or a,b,c (repeatable)")->required();
   cmd->add_option("--out", args->out, "The profile file (CSV); an existing one is resumed")->required();
   cmd->add_option("--cols", args->cols, "N, the fixed dimension (dgemm: 512, fft2d: 4096 by default)");
   args->measure.add_to(cmd);
+  args->platform.add_to(cmd);
   cmd->callback([&run, args] { run = [args] { return run_profile_command(*args); }; });
 }
 

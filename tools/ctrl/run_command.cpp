@@ -5,11 +5,14 @@
 // time and energy, measured beside predicted (docs/tool.md).
 #include "command.hpp"
 #include "loop_common.hpp"
+#include "platform_choice.hpp"
 #include "progress_bar.hpp"
+#include "run_plan.hpp"
 
 #include "workloads/loop_args.hpp"
 #include "workloads/measure.hpp"
 #include "workloads/profile_file.hpp"
+#include "workloads/selection.hpp"
 #include "workloads/team.hpp"
 #include "workloads/workload.hpp"
 
@@ -33,138 +36,9 @@ namespace ctrl::tool {
 
 namespace {
 
-struct RunArgs {
-  std::string app;
-  std::vector<std::string> split;
-  std::string front;
-  std::string pick;
-  std::string profile;
-  std::string workload;
-  std::string cols;
-  MeasureArgs measure{10};
-  std::string format = "table";
-  std::string json_file;
-};
-
-// The distribution to run, and what is predicted for it.
-struct Plan {
-  std::vector<std::string> names;
-  std::vector<index_t> rows;
-  std::string source;                        // where the distribution comes from, in words
-  std::optional<double> front_time, front_energy;
-  bool total_energy = false;                 // the front's energy is total (HTPOPTA)
-  double front_base_power = 0;
-};
-
 std::optional<double> relative(std::optional<double> measured, std::optional<double> predicted) {
   if (!measured || !predicted || *predicted == 0) return std::nullopt;
   return (*measured - *predicted) / *predicted;
-}
-
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw exit_error(exit_bad_input, fmt::format("--front {}: cannot read it", path));
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw exit_error(exit_bad_input, fmt::format("--front {}: not JSON ({})", path, e.what()));
-  }
-}
-
-partition::Size parse_count(const std::string& text, const std::string& what) {
-  return workloads::parse_positive(text, what);
-}
-
-Plan plan_from_front(const RunArgs& a, const partition::Profile* profile) {
-  Plan plan;
-  const nlohmann::json doc = read_json(a.front);
-  try {
-    plan.names = doc.at("processors").get<std::vector<std::string>>();
-    const auto workload = doc.at("workload").get<partition::Size>();
-    plan.total_energy = doc.value("energy", std::string("dynamic")) == "total";
-    plan.front_base_power = doc.value("base_power", 0.0);
-    const auto& front = doc.at("front");
-    if (!front.is_array() || front.empty()) throw exit_error(exit_bad_input, "--front " + a.front + ": the front is empty");
-    std::size_t k = 0;
-    std::string what;
-    if (a.pick == "fastest" || a.pick == "time-optimal") {
-      k = 0;
-      what = "fastest";
-    } else if (a.pick == "least-energy" || a.pick == "energy-optimal") {
-      k = front.size() - 1;
-      what = "least energy";
-    } else if (a.pick == "load-balanced") {
-      if (profile == nullptr)
-        throw exit_error(exit_bad_input, "--pick load-balanced needs --profile (the front file does not hold it)");
-      partition::EnergyModel model;
-      model.kind = plan.total_energy ? partition::EnergyKind::total : partition::EnergyKind::dynamic;
-      model.base_power = plan.front_base_power;
-      const auto lb = partition::load_balanced(*profile, workload, model);
-      if (!lb)
-        throw exit_error(exit_infeasible, fmt::format("no load-balanced distribution of {} with the sizes of {}",
-                                                      workload, a.profile));
-      plan.rows.assign(lb->distribution.begin(), lb->distribution.end());
-      plan.front_time = lb->time;
-      plan.front_energy = lb->energy;
-      plan.source = fmt::format("{}: the load-balanced distribution of {} (from {})", a.front, workload, a.profile);
-      return plan;
-    } else {
-      const auto idx = parse_count(a.pick, "--pick");
-      if (static_cast<std::size_t>(idx) > front.size())
-        throw exit_error(exit_bad_input, fmt::format("--pick {}: the front has {} points (1 to {})", a.pick,
-                                                     front.size(), front.size()));
-      k = static_cast<std::size_t>(idx - 1);
-      what = fmt::format("point {}", idx);
-    }
-    const auto& point = front.at(k);
-    plan.rows = point.at("distribution").get<std::vector<index_t>>();
-    plan.front_time = point.at("time").get<double>();
-    plan.front_energy = point.at("energy").get<double>();
-    plan.source = fmt::format("{} point {} of {} ({})", a.front, k + 1, front.size(), what);
-    if (plan.rows.size() != plan.names.size())
-      throw exit_error(exit_bad_input, fmt::format("--front {}: a distribution of {} parts for {} processors", a.front,
-                                                   plan.rows.size(), plan.names.size()));
-  } catch (const nlohmann::json::exception& e) {
-    throw exit_error(exit_bad_input,
-                     fmt::format("--front {}: not a front written by `ctrl pareto --format json` ({})", a.front, e.what()));
-  }
-  return plan;
-}
-
-Plan plan_from_profile(const RunArgs& a, const partition::Profile& profile) {
-  Plan plan;
-  plan.names = profile.names();
-  const auto workload = parse_count(a.workload, "--workload");
-  partition::EnergyModel model;
-  if (a.pick == "load-balanced") {
-    const auto lb = partition::load_balanced(profile, workload, model);
-    if (!lb)
-      throw exit_error(exit_infeasible, fmt::format("no load-balanced distribution of {} with the sizes of {}", workload,
-                                                    a.profile));
-    plan.rows.assign(lb->distribution.begin(), lb->distribution.end());
-    plan.front_time = lb->time;
-    plan.front_energy = lb->energy;
-    plan.source = fmt::format("the load-balanced distribution of {} from {}", workload, a.profile);
-    return plan;
-  }
-  const partition::Front front = partition::pareto_front(profile, workload, model);
-  if (front.empty())
-    throw exit_error(exit_infeasible, fmt::format("workload {} cannot be split exactly with the sizes in {}", workload,
-                                                  a.profile));
-  std::size_t k = 0;
-  if (a.pick == "fastest") k = 0;
-  else if (a.pick == "least-energy") k = front.size() - 1;
-  else {
-    const auto idx = parse_count(a.pick, "--pick");
-    if (static_cast<std::size_t>(idx) > front.size())
-      throw exit_error(exit_bad_input, fmt::format("--pick {}: the front has {} points", a.pick, front.size()));
-    k = static_cast<std::size_t>(idx - 1);
-  }
-  plan.rows.assign(front[k].distribution.begin(), front[k].distribution.end());
-  plan.front_time = front[k].time;
-  plan.front_energy = front[k].energy;
-  plan.source = fmt::format("point {} of {} of the front of {} from {}", k + 1, front.size(), workload, a.profile);
-  return plan;
 }
 
 struct ProcessorReport {
@@ -188,74 +62,50 @@ int run_run(const RunArgs& a) {
   workloads::StopRule rule{a.measure.min_reps, a.measure.max_reps, a.measure.precision, a.measure.max_seconds};
   rule.validate();
 
-  // The profile: predictions per processor, N, and the base powers the predictions were made with.
-  std::optional<partition::Profile> profile;
-  workloads::ProfileFile meta;
-  if (!a.profile.empty()) {
-    profile = partition::read_profile_csv(a.profile);
-    if (workloads::is_profile_file(a.profile)) meta = workloads::read_profile_file(a.profile);
-    if (!meta.rows.empty() && meta.rows.front().app != a.app)
-      throw exit_error(exit_bad_input, fmt::format("--profile {} is a profile of {}, not of {}", a.profile,
-                                                   meta.rows.front().app, a.app));
-  }
-
-  Plan plan;
-  if (by_split) {
-    for (const auto& s : a.split) {
-      const auto [spec, rows] = workloads::parse_split(s);
-      plan.names.push_back(spec.str());
-      plan.rows.push_back(rows);
-    }
-    plan.source = "--split";
-  } else if (!a.front.empty()) {
-    plan = plan_from_front(a, profile ? &*profile : nullptr);
-  } else {
-    plan = plan_from_profile(a, *profile);
-  }
-  if (profile && profile->names() != plan.names && !by_split)
-    throw exit_error(exit_bad_input, fmt::format("the front's processors differ from those of --profile {}", a.profile));
+  const bool distributed = a.platform.distributed(false);
+  // The distribution and its predictions, computed once: by rank 0 in an MPI job, which reads the
+  // files and sends the result to every rank.
+  const Prepared prep = prepared_from_text(
+      from_root(a.platform, distributed, [&] { return to_text(prepare_run(a, app)); }));
+  const Plan& plan = prep.plan;
+  const index_t cols = prep.cols;
+  const std::string& cols_from = prep.cols_from;
   index_t m = 0;
   for (const index_t x : plan.rows) m += x;
-  if (m <= 0) throw exit_error(exit_bad_input, "run: the distribution gives no rows to any processor");
-
-  index_t cols = app.default_cols();
-  std::string cols_from = "the default of " + a.app;
-  if (!a.cols.empty()) {
-    cols = workloads::parse_positive(a.cols, "--cols");
-    cols_from = "--cols";
-    if (!meta.rows.empty() && meta.rows.front().cols != cols)
-      throw exit_error(exit_bad_input, fmt::format("--cols {} but --profile {} was measured with N = {}", cols,
-                                                   a.profile, meta.rows.front().cols));
-  } else if (!meta.rows.empty()) {
-    cols = meta.rows.front().cols;
-    cols_from = a.profile;
-  }
 
   prefer_pci_order_for_cuda();
   std::vector<DeviceSpec> devices;
-  for (const auto& n : plan.names) devices.push_back(parse_device(n));
+  for (const auto& n : plan.names) {
+    const auto [host, spec] = workloads::split_processor_name(n);
+    if (!host.empty() && !distributed)
+      throw exit_error(exit_bad_input, fmt::format("{} names a host: a distribution across hosts runs under mpirun with "
+                                                   "--selection FILE", n));
+    if (host.empty() && distributed)
+      throw exit_error(exit_bad_input, fmt::format("{} names no host: with --selection, processors are HOST/DEVICE (as "
+                                                   "a distributed profile names them)", n));
+    devices.push_back(spec);
+  }
   workloads::TeamOptions topt;
   topt.energy = !a.measure.no_energy;
   topt.min_window_s = a.measure.min_window;
   a.measure.check();
   topt.min_round_s = a.measure.min_round;
-  workloads::Team team(devices, topt);
-  ProgressBar bar(ProgressBar::parse_mode(a.measure.progress));
+  const auto platform = open_platform(a.platform, distributed ? std::vector<DeviceSpec>{} : devices, topt,
+                                      distributed ? &plan.names : nullptr);
+  workloads::Platform& team = *platform;
+  ProgressBar bar(ProgressBar::parse_mode(team.is_root() ? a.measure.progress : std::string("none")));
   for (std::size_t i = 0; i < team.size(); ++i) {
     if (!team.info(i).has_energy()) continue;
     for (const auto& b : a.measure.base_power) {
-      const auto [spec, w] = workloads::parse_device_value(b, "--base-power");
-      if (spec.str() == team.info(i).name) team.set_base_power(i, w, "given");
+      const auto [name, w] = workloads::parse_device_value(b, "--base-power");
+      if (name == team.info(i).name) team.set_base_power(i, w, "given");
     }
     if (team.info(i).base_power_w) continue;
-    for (const auto& r : meta.rows)
-      if (r.processor == team.info(i).name && r.base_power) {
-        team.set_base_power(i, *r.base_power, "from " + a.profile);
-        break;
-      }
+    if (const auto it = prep.base_power.find(team.info(i).name); it != prep.base_power.end())
+      team.set_base_power(i, it->second, "from " + a.profile);
   }
-  auto problem = app.make_problem(m, cols, team.size(), a.measure.seed);
   const auto blocks = workloads::consecutive_blocks(plan.rows);
+  auto problem = team.make_problem(app, blocks, cols, a.measure.seed);
   bool need_base = false;
   for (std::size_t i = 0; i < team.size(); ++i) need_base |= team.info(i).has_energy() && !team.info(i).base_power_w;
   if (need_base && a.measure.idle_seconds > 0) {
@@ -271,7 +121,9 @@ int run_run(const RunArgs& a) {
                                std::isfinite(p.worst_relative_ci) ? 100 * p.worst_relative_ci : 999.0));
       });
   bar.finish();
-  const workloads::Check check = problem->verify(blocks);
+  const workloads::Check check = team.verify(*problem, blocks);
+  // The output, only when every row is right: a wrong or partial result is never written.
+  if (!a.output.empty() && check.ok) team.write_output(*problem, blocks, a.output);
 
   // Per processor: measured beside predicted.
   std::vector<ProcessorReport> reports;
@@ -286,19 +138,9 @@ int run_run(const RunArgs& a) {
     r.energy = res.processors[i].energy;
     r.energy_source = info.energy_source;
     r.energy_absent = info.energy_absent;
-    if (profile) {
-      const std::vector<std::string> pnames = profile->names();
-      const auto it = std::find(pnames.begin(), pnames.end(), r.name);
-      if (r.rows == 0) {
-        r.time_predicted = 0.0;
-        r.energy_predicted = 0.0;
-      } else if (it != pnames.end()) {
-        const auto& pp = (*profile)[static_cast<std::size_t>(it - pnames.begin())];
-        if (const auto* pt = pp.find(r.rows)) {
-          r.time_predicted = pt->time;
-          r.energy_predicted = pt->energy;
-        }
-      }
+    if (const auto it = prep.predicted.find(r.name); it != prep.predicted.end()) {
+      r.time_predicted = it->second.first;
+      r.energy_predicted = it->second.second;
     }
     if (r.rows > 0) {
       if (r.time_predicted) pred_time = std::max(pred_time.value_or(0.0), *r.time_predicted);
@@ -355,7 +197,7 @@ int run_run(const RunArgs& a) {
                                 {"covers", with_energy}}}};
     doc["check"] = {{"ok", check.ok}, {"worst", check.worst}, {"rows", check.rows_checked},
                     {"method", check.method}, {"detail", check.detail}};
-    if (!a.json_file.empty()) {
+    if (!a.json_file.empty() && team.is_root()) {
       std::ofstream f(a.json_file, std::ios::binary | std::ios::trunc);
       f << doc.dump(2) << '\n';
       if (!f) throw exit_error(exit_bad_input, "--json " + a.json_file + ": cannot write it");
@@ -434,6 +276,9 @@ void add_run(CLI::App& app, action& run) {
   args->measure.add_to(cmd);
   cmd->add_option("--format", args->format, "table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
   cmd->add_option("--json", args->json_file, "Also write the JSON report to this file");
+  cmd->add_option("--output", args->output,
+                  "Write the result matrix (all rows, in processor order) to this .npy file, when the check passes");
+  args->platform.add_to(cmd);
   cmd->callback([&run, args] { run = [args] { return run_run(*args); }; });
 }
 

@@ -1,0 +1,198 @@
+#include "distributed/communicator.hpp"
+
+#include "workloads/selection.hpp"
+
+#include <ctrl/errors.hpp>
+
+#include <fmt/format.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <climits>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+namespace ctrl::distributed {
+
+namespace {
+
+// What the SIGTERM handler writes: prepared beforehand, since a handler may only write(2).
+char term_message[512] = "ctrl: stopped by the MPI launcher (SIGTERM)\n";
+
+extern "C" void on_launcher_term(int) {
+  const ssize_t ignored = ::write(STDERR_FILENO, term_message, std::strlen(term_message));
+  (void)ignored;
+  ::_exit(exit_other_rank);
+}
+
+void check(int rc, const Communicator& comm, const char* call, const char* what) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  comm.abort(exit_other_rank, fmt::format("{} failed while {}: {}", call, what, std::string(text, static_cast<std::size_t>(len))));
+}
+
+int to_int(std::size_t n, const Communicator& comm, const char* what) {
+  if (n > static_cast<std::size_t>(INT_MAX)) comm.abort(exit_other_rank, fmt::format("{}: {} items are too many for one MPI message", what, n));
+  return static_cast<int>(n);
+}
+
+}  // namespace
+
+bool under_mpi_launcher() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE", "PMI_RANK", "MPI_LOCALNRANKS"})
+    if (std::getenv(v) != nullptr) return true;
+  return false;
+}
+
+int launcher_world_size() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    if (const char* s = std::getenv(v); s != nullptr) return std::max(1, std::atoi(s));
+  return 1;
+}
+
+Communicator::Communicator(double timeout_s) : timeout_s_(timeout_s) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (initialized == 0) {
+    int provided = 0;
+    if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+      throw DeviceError("MPI could not be initialised (MPI_Init_thread failed)");
+  }
+  // Errors come back as codes: a peer that vanished is reported here, with the step, not by
+  // MPI's default handler.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  host_ = workloads::this_host();
+  std::snprintf(term_message, sizeof term_message,
+                "ctrl: %s: stopped by the MPI launcher (SIGTERM): another rank failed, its node is gone, or the job "
+                "was interrupted; the step in progress was not completed and nothing partial was written\n",
+                who().c_str());
+  std::signal(SIGTERM, on_launcher_term);
+}
+
+Communicator::~Communicator() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized == 0) MPI_Finalize();
+}
+
+std::string Communicator::who() const { return who(rank_, host_); }
+std::string Communicator::who(int rank, const std::string& host) const {
+  return fmt::format("rank {} of {} ({})", rank, size_, host);
+}
+
+void Communicator::abort(int code, const std::string& message) const {
+  std::fprintf(stderr, "ctrl: %s: %s\n", who().c_str(), message.c_str());
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);  // MPI_Abort does not return; should it, the rank still ends
+}
+
+void Communicator::wait(void* request, const char* what) {
+  auto* r = static_cast<MPI_Request*>(request);
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s_));
+  for (int polls = 0;; ++polls) {
+    int done = 0;
+    check(MPI_Test(r, &done, MPI_STATUS_IGNORE), *this, "MPI_Test", what);
+    if (done != 0) return;
+    if (Clock::now() > deadline)
+      abort(exit_other_rank, fmt::format("no answer from the other ranks within {:g} s while {}: a rank is hung or its "
+                                         "node is unreachable (--rank-timeout sets the wait); stopping the whole job",
+                                         timeout_s_, what));
+    // Poll hard for about a millisecond (a round's start must be tight), then gently: a rank
+    // waiting for a slow one must not take a core from a processor on the same host.
+    if (polls > 2000) std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+}
+
+void Communicator::barrier(const char* what) {
+  MPI_Request r;
+  check(MPI_Ibarrier(MPI_COMM_WORLD, &r), *this, "MPI_Ibarrier", what);
+  wait(&r, what);
+}
+
+std::vector<std::string> Communicator::allgather(const std::string& mine, const char* what) {
+  int len = to_int(mine.size(), *this, what);
+  std::vector<int> lens(static_cast<std::size_t>(size_));
+  MPI_Request r;
+  check(MPI_Iallgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, MPI_COMM_WORLD, &r), *this, "MPI_Iallgather", what);
+  wait(&r, what);
+  std::vector<int> offsets(lens.size());
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < lens.size(); ++i) {
+    offsets[i] = to_int(total, *this, what);
+    total += static_cast<std::size_t>(lens[i]);
+  }
+  std::string all(total, '\0');
+  check(MPI_Iallgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), offsets.data(), MPI_CHAR, MPI_COMM_WORLD,
+                        &r),
+        *this, "MPI_Iallgatherv", what);
+  wait(&r, what);
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < lens.size(); ++i)
+    out.push_back(all.substr(static_cast<std::size_t>(offsets[i]), static_cast<std::size_t>(lens[i])));
+  return out;
+}
+
+void Communicator::broadcast(std::string& text, const char* what) {
+  int len = to_int(text.size(), *this, what);
+  MPI_Request r;
+  check(MPI_Ibcast(&len, 1, MPI_INT, 0, MPI_COMM_WORLD, &r), *this, "MPI_Ibcast", what);
+  wait(&r, what);
+  text.resize(static_cast<std::size_t>(len));
+  check(MPI_Ibcast(text.data(), len, MPI_CHAR, 0, MPI_COMM_WORLD, &r), *this, "MPI_Ibcast", what);
+  wait(&r, what);
+}
+
+bool Communicator::any(bool local, const char* what) {
+  int in = local ? 1 : 0, out = 0;
+  MPI_Request r;
+  check(MPI_Iallreduce(&in, &out, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD, &r), *this, "MPI_Iallreduce", what);
+  wait(&r, what);
+  return out != 0;
+}
+
+double Communicator::max(double local, const char* what) {
+  double out = 0;
+  MPI_Request r;
+  check(MPI_Iallreduce(&local, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD, &r), *this, "MPI_Iallreduce", what);
+  wait(&r, what);
+  return out;
+}
+
+std::vector<std::byte> Communicator::gather_rows(std::span<const std::byte> mine, std::size_t rows,
+                                                 std::size_t row_bytes, std::vector<std::size_t>& rows_per_rank,
+                                                 const char* what) {
+  // Counted in rows (a contiguous type of one row): a rank's share may exceed 2^31 bytes.
+  int n = to_int(rows, *this, what);
+  std::vector<int> counts(static_cast<std::size_t>(size_));
+  MPI_Request r;
+  check(MPI_Iallgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD, &r), *this, "MPI_Iallgather", what);
+  wait(&r, what);
+  rows_per_rank.assign(counts.begin(), counts.end());
+  std::vector<int> offsets(counts.size());
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    offsets[i] = to_int(total, *this, what);
+    total += static_cast<std::size_t>(counts[i]);
+  }
+  MPI_Datatype row;
+  check(MPI_Type_contiguous(to_int(row_bytes, *this, what), MPI_BYTE, &row), *this, "MPI_Type_contiguous", what);
+  MPI_Type_commit(&row);
+  std::vector<std::byte> all(rank_ == 0 ? total * row_bytes : 0);
+  check(MPI_Igatherv(mine.data(), n, row, all.data(), counts.data(), offsets.data(), row, 0, MPI_COMM_WORLD, &r), *this,
+        "MPI_Igatherv", what);
+  wait(&r, what);
+  MPI_Type_free(&row);
+  return all;
+}
+
+}  // namespace ctrl::distributed
