@@ -79,8 +79,8 @@ class Controller {
     static_assert(Params::size == sizeof...(A), "launch: the number of arguments differs from the kernel's parameters");
     detail::TileUse uses[detail::count_tiles(Params{}) + 1];
     collect_uses(uses, Params{}, args...);
-    auto body = std::make_unique<detail::BoundKernel<K, Nvcc, Params>>(kernel, std::forward<A>(args)...);
-    submit(std::move(body), variant, space, uses, detail::count_tiles(Params{}));
+    detail::BoundKernel<K, Nvcc, Params> body(kernel, std::forward<A>(args)...);  // moved to the heap only if needed
+    submit(body, variant, space, uses, detail::count_tiles(Params{}));
   }
 
   // Waits for every queued launch; rethrows the first failure since the last wait.
@@ -110,8 +110,8 @@ class Controller {
   void detach_states(const std::vector<std::shared_ptr<detail::TileState>>& s);
   void create_internal_state(const std::shared_ptr<detail::TileState>& s);
   void destroy_internal_state(const std::shared_ptr<detail::TileState>& s);
-  void submit(std::unique_ptr<detail::LaunchBody> body, Variant variant, const Threads& space,
-              const detail::TileUse* uses, std::size_t n_uses);
+  void submit(detail::LaunchBody& body, Variant variant, const Threads& space, const detail::TileUse* uses,
+              std::size_t n_uses);
 
   std::unique_ptr<detail::ControllerCore> core_;
 };

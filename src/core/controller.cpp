@@ -27,9 +27,9 @@ void Controller::attach_state(const std::shared_ptr<detail::TileState>& s) { cor
 void Controller::detach_states(const std::vector<std::shared_ptr<detail::TileState>>& s) { core_->detach(s); }
 void Controller::create_internal_state(const std::shared_ptr<detail::TileState>& s) { core_->create_internal(s); }
 void Controller::destroy_internal_state(const std::shared_ptr<detail::TileState>& s) { core_->destroy_internal(s); }
-void Controller::submit(std::unique_ptr<detail::LaunchBody> body, Variant variant, const Threads& space,
-                        const detail::TileUse* uses, std::size_t n_uses) {
-  core_->submit(std::move(body), variant, space, uses, n_uses);
+void Controller::submit(detail::LaunchBody& body, Variant variant, const Threads& space, const detail::TileUse* uses,
+                        std::size_t n_uses) {
+  core_->submit(body, variant, space, uses, n_uses);
 }
 void Controller::wait() { core_->wait(); }
 const DeviceSpec& Controller::spec() const { return core_->spec(); }

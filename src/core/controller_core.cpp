@@ -220,12 +220,12 @@ void ControllerCore::check_owned(const TileState& t, const char* what, const cha
                                t.label(), t.internal ? "internal to" : "attached to", t.owner->name()));
 }
 
-void ControllerCore::submit(std::unique_ptr<LaunchBody> body, Variant variant, const Threads& space,
-                            const TileUse* uses, std::size_t n_uses) {
+void ControllerCore::submit(LaunchBody& body, Variant variant, const Threads& space, const TileUse* uses,
+                            std::size_t n_uses) {
   std::lock_guard lock(mutex_);
-  const char* kernel = body->kernel_name();
-  const Variant v = choose_variant(*body, parts_.exec->family(), variant, name_);
-  const std::uint32_t indexed = body->indexed_tiles();
+  const char* kernel = body.kernel_name();
+  const Variant v = choose_variant(body, parts_.exec->family(), variant, name_);
+  const std::uint32_t indexed = body.indexed_tiles();
   for (int d = 0; d < space.dims(); ++d) {
     if (space.extent(d) < 0) {
       throw UsageError(fmt::format("launch of kernel '{}' on controller {}: negative index space {}", kernel, name_,
@@ -246,13 +246,26 @@ void ControllerCore::submit(std::unique_ptr<LaunchBody> body, Variant variant, c
     }
   }
   // Decide the copies now, in submission order, so that the record is exact whatever runs when.
-  std::vector<Copy> copies;
-  std::vector<void*> ptrs(n_uses);
+  // Small launches keep their pointers and copies on the stack.
+  constexpr std::size_t on_stack = 16;
+  void* stack_ptrs[on_stack];
+  Copy stack_copies[on_stack];
+  std::vector<void*> heap_ptrs;
+  std::vector<Copy> heap_copies;
+  void** ptrs = stack_ptrs;
+  Copy* copies = stack_copies;
+  if (n_uses > on_stack) {
+    heap_ptrs.resize(n_uses);
+    heap_copies.resize(n_uses);
+    ptrs = heap_ptrs.data();
+    copies = heap_copies.data();
+  }
+  std::size_t n_copies = 0;
   for (std::size_t j = 0; j < n_uses; ++j) {
     TileState& t = *uses[j].tile;
     ptrs[j] = t.image;
     if (!shared_ && reads(uses[j].role) && !t.device_valid) {
-      copies.push_back({t.image, t.host(), t.bytes()});
+      copies[n_copies++] = {t.image, t.host(), t.bytes()};
       stats_.bytes_in += t.bytes();
       ++stats_.copies_in;
       t.device_valid = true;
@@ -266,24 +279,36 @@ void ControllerCore::submit(std::unique_ptr<LaunchBody> body, Variant variant, c
     }
   }
   const std::uint64_t number = ++launches_;
-  std::shared_ptr<const LaunchBody> shared_body(std::move(body));
-  parts_.queue->submit([this, shared_body, v, space, ptrs = std::move(ptrs), copies = std::move(copies), number] {
-    try {
-      for (const Copy& c : copies) parts_.memory->copy_in(c.device, c.host, c.bytes);
-      parts_.exec->run(*shared_body, v, space, ptrs.data());
-    } catch (const DeviceError& e) {
-      std::throw_with_nested(DeviceError(fmt::format("launch #{} of kernel '{}' ({}) on controller {}: {}", number,
-                                                     shared_body->kernel_name(), variant_name(v), name_, e.what())));
-    } catch (const std::exception& e) {
-      std::throw_with_nested(KernelError(fmt::format("launch #{} of kernel '{}' ({}) on controller {} failed: {}",
-                                                     number, shared_body->kernel_name(), variant_name(v), name_,
-                                                     e.what())));
-    } catch (...) {
-      std::throw_with_nested(KernelError(fmt::format("launch #{} of kernel '{}' ({}) on controller {} failed with "
-                                                     "a non-standard exception",
-                                                     number, shared_body->kernel_name(), variant_name(v), name_)));
-    }
+  if (parts_.queue->runs_inline()) {
+    // The queue runs the task before submit_inline returns: the body and arrays stay where they are.
+    auto task = [&] { run_launch(body, v, space, ptrs, copies, n_copies, number); };
+    parts_.queue->submit_inline(TaskRef(task));
+    return;
+  }
+  std::shared_ptr<const LaunchBody> owned(body.move_to_heap());
+  parts_.queue->submit([this, owned, v, space, ptrs = std::vector<void*>(ptrs, ptrs + n_uses),
+                        copies = std::vector<Copy>(copies, copies + n_copies), number] {
+    run_launch(*owned, v, space, ptrs.data(), copies.data(), copies.size(), number);
   });
+}
+
+// Runs in the queue's context: the launch's copies in, then the kernel; failures name the launch.
+void ControllerCore::run_launch(const LaunchBody& body, Variant v, const Threads& space, void* const* ptrs,
+                                const Copy* copies, std::size_t n_copies, std::uint64_t number) {
+  try {
+    for (std::size_t i = 0; i < n_copies; ++i) parts_.memory->copy_in(copies[i].device, copies[i].host, copies[i].bytes);
+    parts_.exec->run(body, v, space, ptrs);
+  } catch (const DeviceError& e) {
+    std::throw_with_nested(DeviceError(fmt::format("launch #{} of kernel '{}' ({}) on controller {}: {}", number,
+                                                   body.kernel_name(), variant_name(v), name_, e.what())));
+  } catch (const std::exception& e) {
+    std::throw_with_nested(KernelError(fmt::format("launch #{} of kernel '{}' ({}) on controller {} failed: {}", number,
+                                                   body.kernel_name(), variant_name(v), name_, e.what())));
+  } catch (...) {
+    std::throw_with_nested(KernelError(fmt::format("launch #{} of kernel '{}' ({}) on controller {} failed with a "
+                                                   "non-standard exception",
+                                                   number, body.kernel_name(), variant_name(v), name_)));
+  }
 }
 
 void ControllerCore::wait() {

@@ -20,8 +20,9 @@ class ControllerCore {
   void detach(const std::vector<std::shared_ptr<TileState>>& tiles);
   void create_internal(const std::shared_ptr<TileState>& t);
   void destroy_internal(const std::shared_ptr<TileState>& t);
-  void submit(std::unique_ptr<LaunchBody> body, Variant variant, const Threads& space, const TileUse* uses,
-              std::size_t n_uses);
+  // Settles the launch's copies and queues it. The body is moved to the heap only when the queue
+  // runs tasks later (a queue thread); an inline queue (CUDA streams) runs it from here.
+  void submit(LaunchBody& body, Variant variant, const Threads& space, const TileUse* uses, std::size_t n_uses);
   void wait();
 
   const DeviceSpec& spec() const { return spec_; }
@@ -37,6 +38,8 @@ class ControllerCore {
     void* host;
     std::size_t bytes;
   };
+  void run_launch(const LaunchBody& body, Variant v, const Threads& space, void* const* ptrs, const Copy* copies,
+                  std::size_t n_copies, std::uint64_t number);
   void check_owned(const TileState& t, const char* what, const char* kernel) const;
   void forget(const TileState& t);
   void raise_pending_error();

@@ -48,12 +48,34 @@ class MemorySpace {
   virtual void tile_detached(TileState& t) { host_range_detached(t.host(), t.bytes()); }
 };
 
+// A task borrowed for the length of one call: a callable on the caller's stack, no allocation.
+class TaskRef {
+ public:
+  template <class F>
+  explicit TaskRef(F& f) : self_(&f), call_([](void* s) { (*static_cast<F*>(s))(); }) {}
+  void operator()() const { call_(self_); }
+
+ private:
+  void* self_;
+  void (*call_)(void*);
+};
+
 // Runs tasks in FIFO order. Tickets number the tasks from 1.
 class Queue {
  public:
   using Task = std::function<void()>;
   virtual ~Queue() = default;
   virtual std::uint64_t submit(Task task) = 0;
+  // Whether submit runs each task at once on the caller's thread (the CUDA stream queue): then
+  // the controller hands it launches by reference through submit_inline, allocating nothing.
+  virtual bool runs_inline() const { return false; }
+  // Runs the task before returning, in FIFO order with the others (a failure is kept for
+  // take_error, as with submit). For queues that do not run inline: submits a copy and waits.
+  virtual std::uint64_t submit_inline(TaskRef task) {
+    const std::uint64_t ticket = submit([task] { task(); });
+    wait(ticket);
+    return ticket;
+  }
   virtual std::uint64_t last_ticket() const = 0;
   // Returns once the task with this ticket, and every task before it, has finished.
   virtual void wait(std::uint64_t ticket) = 0;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <limits>
+#include <thread>
 
 namespace ctrl {
 
@@ -115,6 +116,9 @@ CudaDevice::CudaDevice(int index) : index_(index), label_(fmt::format("cuda:{}",
     check(cudaGetDeviceProperties(&props_, index), label_, "cudaGetDeviceProperties");
     name_ = fmt::format("{} ({})", label_, props_.name);
     for (int d = 0; d < 3; ++d) limits_.max_grid[d] = static_cast<unsigned>(props_.maxGridSize[d]);
+    limits_.multiprocessors = static_cast<unsigned>(props_.multiProcessorCount);
+    limits_.threads_per_multiprocessor = static_cast<unsigned>(props_.maxThreadsPerMultiProcessor);
+    limits_.blocks_per_multiprocessor = static_cast<unsigned>(props_.maxBlocksPerMultiProcessor);
     check(cudaStreamCreateWithFlags(&compute_, cudaStreamNonBlocking), label_, "cudaStreamCreateWithFlags");
     check(cudaStreamCreateWithFlags(&copies_, cudaStreamNonBlocking), label_, "cudaStreamCreateWithFlags");
     check(cudaEventCreateWithFlags(&compute_done_, cudaEventDisableTiming), label_, "cudaEventCreateWithFlags");
@@ -143,14 +147,36 @@ CudaDevice::~CudaDevice() {
   (void)cudaGetLastError();
 }
 
+namespace {
+// The device ctrl last made current on this thread (-1: none, or unknown).
+thread_local int made_current = -1;
+}  // namespace
+
 void CudaDevice::make_current() const {
   int current = -1;
-  if (cudaGetDevice(&current) == cudaSuccess && current == index_) return;
-  check(cudaSetDevice(index_), label_, "cudaSetDevice");
+  if (cudaGetDevice(&current) != cudaSuccess || current != index_) {
+    made_current = -1;
+    check(cudaSetDevice(index_), label_, "cudaSetDevice");
+  }
+  made_current = index_;
+}
+
+bool CudaDevice::make_current_cached() const {
+  if (made_current == index_) return true;
+  make_current();
+  return false;
+}
+
+bool CudaDevice::current_was_changed() const {
+  int current = -1;
+  if (cudaGetDevice(&current) == cudaSuccess && current == index_) return false;
+  make_current();
+  return true;
 }
 
 void CudaDevice::before_kernel() {
   if (!copies_unjoined_) return;
+  make_current();  // rare (after copies), so checked
   check(cudaEventRecord(copies_done_, copies_), label_, "cudaEventRecord");
   check(cudaStreamWaitEvent(compute_, copies_done_, 0), label_, "cudaStreamWaitEvent");
   copies_unjoined_ = false;
@@ -199,23 +225,52 @@ cufftHandle CudaDevice::fft_plan(int rank, const int* dims, cufftType type, int 
 }
 
 void CudaDevice::record_launch(const char* kernel, Variant v, const CudaGeometry& g) {
-  std::lock_guard lock(launch_mutex_);
-  ++last_.number;
-  last_.kernel = kernel;
-  last_.variant = v;
-  last_.geometry = g;
+  constexpr auto relaxed = std::memory_order_relaxed;
+  const std::uint64_t s = seq_.load(relaxed);
+  seq_.store(s + 1, relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  launch_number_.store(launch_number_.load(relaxed) + 1, relaxed);
+  launch_kernel_.store(kernel, relaxed);
+  launch_variant_.store(static_cast<unsigned>(v), relaxed);
+  launch_items_.store(g.items, relaxed);
+  for (int d = 0; d < 3; ++d) {
+    launch_grid_[d].store(g.grid[d], relaxed);
+    launch_block_[d].store(g.block[d], relaxed);
+  }
+  seq_.store(s + 2, std::memory_order_release);
+}
+
+CudaDevice::LaunchRecord CudaDevice::read_launch() const {
+  constexpr auto relaxed = std::memory_order_relaxed;
+  LaunchRecord r;
+  for (;;) {
+    const std::uint64_t s = seq_.load(std::memory_order_acquire);
+    if (s % 2 == 0) {
+      r.number = launch_number_.load(relaxed);
+      r.kernel = launch_kernel_.load(relaxed);
+      r.variant = static_cast<Variant>(launch_variant_.load(relaxed));
+      r.geometry.items = launch_items_.load(relaxed);
+      for (int d = 0; d < 3; ++d) {
+        r.geometry.grid[d] = launch_grid_[d].load(relaxed);
+        r.geometry.block[d] = launch_block_[d].load(relaxed);
+      }
+      std::atomic_thread_fence(std::memory_order_acquire);
+      if (seq_.load(relaxed) == s) return r;
+    }
+    std::this_thread::yield();
+  }
 }
 
 std::string CudaDevice::last_launch() const {
-  std::lock_guard lock(launch_mutex_);
-  if (last_.number == 0) return "before any kernel launch";
-  const CudaGeometry& g = last_.geometry;
-  if (last_.variant == Variant::library) {
-    return fmt::format("after kernel launch #{}, '{}' (library)", last_.number, last_.kernel);
+  const LaunchRecord last = read_launch();
+  if (last.number == 0) return "before any kernel launch";
+  const CudaGeometry& g = last.geometry;
+  if (last.variant == Variant::library) {
+    return fmt::format("after kernel launch #{}, '{}' (library)", last.number, last.kernel);
   }
-  return fmt::format("after kernel launch #{}, '{}' ({}, grid {}x{}x{}, block {}x{}x{})", last_.number, last_.kernel,
-                     variant_name(last_.variant), g.grid[0], g.grid[1], g.grid[2], g.block[0], g.block[1],
-                     g.block[2]);
+  return fmt::format("after kernel launch #{}, '{}' ({}, grid {}x{}x{}, block {}x{}x{}{})", last.number, last.kernel,
+                     variant_name(last.variant), g.grid[0], g.grid[1], g.grid[2], g.block[0], g.block[1], g.block[2],
+                     g.items > 1 ? fmt::format(", {} items per thread", g.items) : std::string());
 }
 
 std::exception_ptr CudaDevice::synchronize() {

@@ -57,16 +57,23 @@ class CudaDevice final : public CudaContext {
 
   // Makes this device current on the calling thread (cheap when it already is).
   void make_current() const;
+  // The same without asking the runtime when ctrl itself made this device current on this thread
+  // last (true: trusted, nothing called). Code outside ctrl may have switched devices since: a
+  // launch that then fails calls current_was_changed(), which checks, switches back and says so.
+  bool make_current_cached() const;
+  bool current_was_changed() const;
   // The stream joins described above.
   void before_kernel();
   void before_copy_out();
+  // Only enqueuing code counts (under the controller core's lock, one writer at a time), so a
+  // load and a store do: no read-modify-write on the launch path.
   void enqueued_on_copies() {
     copies_unjoined_ = true;
-    copies_enqueued_.fetch_add(1, std::memory_order_relaxed);
+    copies_enqueued_.store(copies_enqueued_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
   }
   void enqueued_on_compute() {
     compute_unjoined_ = true;
-    compute_enqueued_.fetch_add(1, std::memory_order_relaxed);
+    compute_enqueued_.store(compute_enqueued_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
   }
 
   // The last kernel launched, for messages about asynchronous failures.
@@ -76,7 +83,10 @@ class CudaDevice final : public CudaContext {
     Variant variant = Variant::generic;
     CudaGeometry geometry{};
   };
+  // Written by the launching thread (one at a time, under the core's lock) without a lock: a
+  // sequence counter lets last_launch, on any thread, retry a read that overlapped a write.
   void record_launch(const char* kernel, Variant v, const CudaGeometry& g);
+  LaunchRecord read_launch() const;
   std::string last_launch() const;  // "after launch #3 of kernel 'k' (generic, grid 4x1x1, block 256x1x1)"
 
   // Waits for everything enqueued so far on both streams. Returns null, or the DeviceError of an
@@ -98,8 +108,12 @@ class CudaDevice final : public CudaContext {
   cublasHandle_t cublas_ = nullptr;
   std::map<std::tuple<int, int, int, int, int, int>, cufftHandle> plans_;
 
-  mutable std::mutex launch_mutex_;
-  LaunchRecord last_{};
+  // The launch record, field by field (relaxed atomics: a torn read is detected by seq_, odd while
+  // a write is under way).
+  std::atomic<std::uint64_t> seq_{0}, launch_number_{0};
+  std::atomic<const char*> launch_kernel_{nullptr};
+  std::atomic<unsigned> launch_variant_{0}, launch_items_{1};
+  std::atomic<unsigned> launch_grid_[3] = {1, 1, 1}, launch_block_[3] = {1, 1, 1};
 };
 
 }  // namespace ctrl::detail

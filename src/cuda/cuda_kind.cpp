@@ -34,9 +34,9 @@ class CudaExecution final : public ExecutionModel {
   }
 
   void run(const LaunchBody& body, Variant v, const Threads& space, void* const* ptrs) override {
-    dev_->make_current();
-    dev_->before_kernel();
     if (v == Variant::library) {
+      dev_->make_current();
+      dev_->before_kernel();
       dev_->record_launch(body.kernel_name(), v, CudaGeometry{});
       body.run_cuda_library(*dev_, ptrs);
       dev_->enqueued_on_compute();
@@ -48,21 +48,30 @@ class CudaExecution final : public ExecutionModel {
       return;
     }
     if (space.empty()) return;
-    const CudaGeometry g = cuda_detail::geometry_for(body.traits(), space, dev_->limits());
+    // The hot path of a launch: the device checked against this thread's record of what ctrl made
+    // current (a launch that fails because other code switched devices is retried below).
+    const bool trusted = dev_->make_current_cached();
+    dev_->before_kernel();
+    const CudaGeometry g = cuda_detail::geometry_for(body.traits(), space, dev_->limits(), v != Variant::native);
     if (v == Variant::native && cuda_detail::needs_grid_loop(g, space)) {
       throw DeviceError(fmt::format("{}: the index space {} needs more blocks of {}x{}x{} than a CUDA grid holds; "
                                     "native variants are not looped (generic ones are)",
                                     dev_->label(), space.str(), g.block[0], g.block[1], g.block[2]));
     }
     dev_->record_launch(body.kernel_name(), v, g);
-    body.run_cuda(v, *dev_, g, space, ptrs);
-    dev_->enqueued_on_compute();
-    const cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) {
-      throw DeviceError(fmt::format("{}: the kernel launch failed: {} (grid {}x{}x{}, block {}x{}x{})",
-                                    dev_->label(), cuda_error_text(e), g.grid[0], g.grid[1], g.grid[2], g.block[0],
-                                    g.block[1], g.block[2]));
+    auto e = static_cast<cudaError_t>(body.run_cuda(v, *dev_, g, space, ptrs));
+    if (e != cudaSuccess && trusted && dev_->current_was_changed()) {
+      (void)cudaGetLastError();
+      e = static_cast<cudaError_t>(body.run_cuda(v, *dev_, g, space, ptrs));
     }
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();  // the status is reported here; it must not resurface at the next check
+      throw DeviceError(fmt::format("{}: the kernel launch failed: {} (grid {}x{}x{}, block {}x{}x{}{})",
+                                    dev_->label(), cuda_error_text(e), g.grid[0], g.grid[1], g.grid[2], g.block[0],
+                                    g.block[1], g.block[2],
+                                    g.items > 1 ? fmt::format(", {} items per thread", g.items) : std::string()));
+    }
+    dev_->enqueued_on_compute();
   }
 
  private:
@@ -163,14 +172,16 @@ class StreamQueue final : public Queue {
  public:
   explicit StreamQueue(std::shared_ptr<CudaDevice> dev) : dev_(std::move(dev)) {}
 
-  std::uint64_t submit(Task task) override {
+  std::uint64_t submit(Task task) override { return submit_inline(TaskRef(task)); }
+  bool runs_inline() const override { return true; }
+  std::uint64_t submit_inline(TaskRef task) override {
+    // Later tasks still run after a failure: the coherence record was settled at submission. The
+    // failure is reported at the next wait or detach, as with a queue thread.
     const std::uint64_t ticket = submitted_.load(std::memory_order_relaxed) + 1;
     submitted_.store(ticket, std::memory_order_release);
     try {
       task();
     } catch (...) {
-      // Later tasks still run: the coherence record was settled at submission. The failure is
-      // reported at the next wait or detach, as with a queue thread.
       record(std::current_exception());
     }
     return ticket;

@@ -1,13 +1,22 @@
 // How a kernel body runs as a CUDA grid (compiled by nvcc only; bound_kernel.hpp includes this
 // when the launching file is compiled as CUDA and ctrl has its CUDA backend).
 //
-// Generic bodies: one CUDA thread per logical thread, clipped to the index space. The hardware's
-// fastest dimension (threadIdx.x) runs along the LAST index of the space, so that consecutive
-// threads of a warp touch consecutive elements of a row-major tile: in 2-D, hardware (x, y) is
-// logical (y, x); in 3-D, hardware (x, y, z) is logical (z, y, x). Where the space needs more
-// blocks than a grid's y or z dimension holds, each block loops over the rest.
+// Generic bodies: logical threads clipped to the index space. The hardware's fastest dimension
+// (threadIdx.x) runs along the LAST index of the space, so that consecutive threads of a warp
+// touch consecutive elements of a row-major tile: in 2-D, hardware (x, y) is logical (y, x); in
+// 3-D, hardware (x, y, z) is logical (z, y, x). In 1-D and 2-D each CUDA thread runs
+// geometry.items logical threads, blockDim.x apart along the last index (coarsening, see
+// geometry.hpp); where the grid does not cover the space (clamped to the device's limits, or a
+// grid-stride grid) each block loops over the rest.
+//
+// The coarsened kernels take each tile's device pointer a second time as a __restrict__ kernel
+// parameter and rebuild the views from it: the compiler may then issue the loads of every item
+// before the first store (In tiles become non-coherent loads, ld.global.nc). That is legal
+// because tiles attached to a controller never overlap and internal tiles are allocations of
+// their own; a launch whose tiles do overlap (one tile passed twice) runs the plain kernels.
 //
 // Native bodies (K::cuda) get a ctrl::CudaThread and are not clipped (they may __syncthreads).
+// Every launch goes through cudaLaunchKernel and returns its status.
 #pragma once
 #include <ctrl/config.hpp>
 #include <ctrl/cuda/context.hpp>
@@ -36,24 +45,181 @@ inline LaunchSpace make_space(const Threads& space, const detail::CudaGeometry& 
   return s;
 }
 
+// The restrict-qualified pointer a parameter adds to a coarsened kernel (value parameters: an
+// unused null pointer, so that both packs have one entry per parameter).
+template <class P>
+struct kernel_ptr {
+  using type = const void*;
+};
+template <class T, std::size_t N>
+struct kernel_ptr<In<T, N>> {
+  using type = const T* __restrict__;
+};
+template <class T, std::size_t N>
+struct kernel_ptr<Out<T, N>> {
+  using type = T* __restrict__;
+};
+template <class T, std::size_t N>
+struct kernel_ptr<InOut<T, N>> {
+  using type = T* __restrict__;
+};
+template <class P>
+using kernel_ptr_t = typename kernel_ptr<P>::type;
+
+template <class P>
+CTRL_HOST_DEVICE CTRL_FORCEINLINE const void* data_of(const P&) {
+  return nullptr;
+}
+template <class P>
+  requires is_tile_param_v<P>
+CTRL_HOST_DEVICE CTRL_FORCEINLINE auto data_of(const P& p) {
+  return p.data();
+}
+
+// The view rebuilt on the restrict pointer (value parameters pass through).
+template <class P>
+__device__ CTRL_FORCEINLINE const P& rebind(const P& p, const void*) {
+  return p;
+}
+template <class P, class Q>
+  requires is_tile_param_v<P>
+__device__ CTRL_FORCEINLINE P rebind(const P& p, Q* q) {
+  index_t ext[P::rank];
+#pragma unroll
+  for (std::size_t d = 0; d < P::rank; ++d) ext[d] = p.extent(d);
+  return P(q, ext);
+}
+
+// Prefetches a tile's element at a logical thread's own index (the tiles the body reads, whose
+// rank is the space's: D), clamped into the tile (no branch per element). Level 1: into L1, 2: L2.
+template <unsigned Level, std::size_t D, class P>
+__device__ CTRL_FORCEINLINE void prefetch_at(const P& v, index_t x, index_t y) {
+  if constexpr (is_tile_param_v<P>) {
+    if constexpr (role_of_v<P> != Role::out && P::rank == D) {
+      if (v.size() == 0) return;
+      const index_t cx = x < v.extent(0) ? x : v.extent(0) - 1;
+      const void* a;
+      if constexpr (D == 1) {
+        a = &v(cx);
+      } else {
+        a = &v(cx, y < v.extent(1) ? y : v.extent(1) - 1);
+      }
+      if constexpr (Level == 1) asm volatile("prefetch.global.L1 [%0];" ::"l"(a));
+      else asm volatile("prefetch.global.L2 [%0];" ::"l"(a));
+    }
+  }
+  (void)v, (void)x, (void)y;
+}
+
+// Each of a thread's N items' elements, before the items run.
+template <unsigned N, std::size_t D, class... P>
+__device__ CTRL_FORCEINLINE void prefetch_items(unsigned level, index_t x, index_t y, unsigned w, const P&... v) {
+  if (level == 1) {
+#pragma unroll
+    for (unsigned i = 0; i < N; ++i) (prefetch_at<1, D>(v, D == 1 ? x + i * w : x, D == 1 ? 0 : y + i * w), ...);
+  } else if (level == 2) {
+#pragma unroll
+    for (unsigned i = 0; i < N; ++i) (prefetch_at<2, D>(v, D == 1 ? x + i * w : x, D == 1 ? 0 : y + i * w), ...);
+  }
+}
+
+// Whether the tile parameters' element ranges are pairwise disjoint (empty ones count as none).
+template <class... P>
+bool tiles_disjoint(const P&... p) {
+  if constexpr (sizeof...(P) < 2) {
+    return true;
+  } else {
+    struct Range {
+      const char* begin;
+      const char* end;
+    };
+    Range r[sizeof...(P)];
+    std::size_t n = 0;
+    auto add = [&](const auto& v) {
+      if constexpr (is_tile_param_v<std::remove_cvref_t<decltype(v)>>) {
+        const char* b = reinterpret_cast<const char*>(v.data());
+        const auto bytes = static_cast<std::size_t>(v.size()) * sizeof(*v.data());
+        if (b && bytes) r[n++] = {b, b + bytes};
+      }
+    };
+    (add(p), ...);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (r[i].begin < r[j].end && r[j].begin < r[i].end) return false;
+    return true;
+  }
+}
+
+// ---- coarsened kernels: N logical threads per CUDA thread, restrict pointers --------------------
+
+// The whole chunks and the ragged one run in separate loops: were the two paths branches of one
+// loop body, the compiler would hoist their common first item (store included) above the branch,
+// and the loads of the other items would wait for it.
+template <unsigned N, class K, class... P>
+__global__ void coarse_1d(const K k, const index_t n, const unsigned prefetch, P... p, kernel_ptr_t<P>... q) {
+  const unsigned w = blockDim.x;
+  const index_t step = static_cast<index_t>(gridDim.x) * w * N;
+  index_t x0 = static_cast<index_t>(blockIdx.x) * w * N + threadIdx.x;
+  for (; x0 + static_cast<index_t>((N - 1) * w) < n; x0 += step) {
+    if (prefetch) prefetch_items<N, 1>(prefetch, x0, 0, w, rebind(p, q)...);
+#pragma unroll
+    for (unsigned i = 0; i < N; ++i) k(Thread{x0 + i * w, 0, 0}, rebind(p, q)...);
+  }
+  if (x0 < n) {  // at most one ragged chunk per thread: the space's last
+    for (unsigned i = 0; i < N; ++i)
+      if (x0 + i * w < n) k(Thread{x0 + i * w, 0, 0}, rebind(p, q)...);
+  }
+}
+
+template <unsigned N, class K, class... P>
+__global__ void coarse_2d(const K k, const LaunchSpace s, const unsigned prefetch, P... p, kernel_ptr_t<P>... q) {
+  const unsigned w = blockDim.x;
+  const index_t y0 = static_cast<index_t>(blockIdx.x) * w * N + threadIdx.x;
+  if (y0 >= s.ext[1]) return;
+  if (y0 + static_cast<index_t>((N - 1) * w) < s.ext[1]) {
+    for (index_t by = blockIdx.y; by < s.blocks_y; by += gridDim.y) {
+      const index_t x = by * blockDim.y + threadIdx.y;
+      if (x >= s.ext[0]) return;
+      if (prefetch) prefetch_items<N, 2>(prefetch, x, y0, w, rebind(p, q)...);
+#pragma unroll
+      for (unsigned i = 0; i < N; ++i) k(Thread{x, y0 + i * w, 0}, rebind(p, q)...);
+    }
+  } else {  // the chunk at the end of the rows
+    for (index_t by = blockIdx.y; by < s.blocks_y; by += gridDim.y) {
+      const index_t x = by * blockDim.y + threadIdx.y;
+      if (x >= s.ext[0]) return;
+      for (unsigned i = 0; i < N; ++i)
+        if (y0 + i * w < s.ext[1]) k(Thread{x, y0 + i * w, 0}, rebind(p, q)...);
+    }
+  }
+}
+
+// ---- plain kernels: any geometry, no restrict (tiles that overlap; 3-D spaces) -----------------
+
 template <class K, class... P>
-__global__ void generic_1d(const K k, const index_t n, const P... p) {
-  const index_t x = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (x < n) k(Thread{x, 0, 0}, p...);
+__global__ void generic_1d(const K k, const index_t n, const unsigned items, P... p) {
+  const unsigned w = blockDim.x;
+  const index_t step = static_cast<index_t>(gridDim.x) * w * items;
+  for (index_t x0 = static_cast<index_t>(blockIdx.x) * w * items + threadIdx.x; x0 < n; x0 += step)
+    for (unsigned i = 0; i < items; ++i)
+      if (x0 + i * w < n) k(Thread{x0 + i * w, 0, 0}, p...);
 }
 
 template <class K, class... P>
-__global__ void generic_2d(const K k, const LaunchSpace s, const P... p) {
-  const index_t y = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (y >= s.ext[1]) return;
+__global__ void generic_2d(const K k, const LaunchSpace s, const unsigned items, P... p) {
+  const unsigned w = blockDim.x;
+  const index_t y0 = static_cast<index_t>(blockIdx.x) * w * items + threadIdx.x;
+  if (y0 >= s.ext[1]) return;
   for (index_t by = blockIdx.y; by < s.blocks_y; by += gridDim.y) {
     const index_t x = by * blockDim.y + threadIdx.y;
-    if (x < s.ext[0]) k(Thread{x, y, 0}, p...);
+    if (x >= s.ext[0]) return;
+    for (unsigned i = 0; i < items; ++i)
+      if (y0 + i * w < s.ext[1]) k(Thread{x, y0 + i * w, 0}, p...);
   }
 }
 
 template <class K, class... P>
-__global__ void generic_3d(const K k, const LaunchSpace s, const P... p) {
+__global__ void generic_3d(const K k, const LaunchSpace s, P... p) {
   const index_t z = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (z >= s.ext[2]) return;
   for (index_t by = blockIdx.y; by < s.blocks_y; by += gridDim.y) {
@@ -67,7 +233,7 @@ __global__ void generic_3d(const K k, const LaunchSpace s, const P... p) {
 }
 
 template <class K, class... P>
-__global__ void native_grid(const K k, const LaunchSpace s, const int dims, const P... p) {
+__global__ void native_grid(const K k, const LaunchSpace s, const int dims, P... p) {
   CudaThread t;
   t.thread_idx = threadIdx;
   t.block_idx = blockIdx;
@@ -90,27 +256,61 @@ __global__ void native_grid(const K k, const LaunchSpace s, const int dims, cons
   k.cuda(static_cast<const CudaThread&>(t), p...);
 }
 
-// Enqueues the body on ctx.stream() (the caller checks the launch's status). v is generic or
-// native; the geometry comes from the kernel's characterization (include/ctrl/cuda/geometry.hpp).
+// cudaLaunchKernel with the arguments' addresses; their types must be the kernel's parameters'.
+template <class... Params, class... A>
+cudaError_t launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream, const A&... a) {
+  static_assert((std::is_same_v<std::remove_cv_t<Params>, std::remove_cv_t<A>> && ...),
+                "launch_kernel: argument types differ from the kernel's parameters");
+  void* args[] = {const_cast<void*>(static_cast<const void*>(&a))...};
+  return cudaLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, args, 0, stream);
+}
+
+template <unsigned N, class K, class... P>
+cudaError_t launch_coarse(dim3 grid, dim3 block, cudaStream_t stream, const Threads& space,
+                          const detail::CudaGeometry& g, const K& kernel, const P&... p) {
+  const unsigned prefetch = g.prefetch;
+  if (space.dims() == 1) {
+    const index_t n = space.x();
+    return launch_kernel(&coarse_1d<N, K, P...>, grid, block, stream, kernel, n, prefetch, p..., data_of(p)...);
+  }
+  return launch_kernel(&coarse_2d<N, K, P...>, grid, block, stream, kernel, make_space(space, g), prefetch, p...,
+                       data_of(p)...);
+}
+
+// Enqueues the body on ctx.stream() and returns the launch's status. v is generic or native; the
+// geometry comes from the kernel's characterization (include/ctrl/cuda/geometry.hpp).
 template <class K, class... P>
-void launch(Variant v, CudaContext& ctx, const detail::CudaGeometry& g, const Threads& space, const K& kernel,
-            const P&... p) {
+cudaError_t launch(Variant v, CudaContext& ctx, const detail::CudaGeometry& g, const Threads& space, const K& kernel,
+                   const P&... p) {
   const dim3 grid(g.grid[0], g.grid[1], g.grid[2]), block(g.block[0], g.block[1], g.block[2]);
   cudaStream_t stream = ctx.stream();
-  const LaunchSpace s = make_space(space, g);
   if constexpr (detail::has_cuda_native<K>) {
     if (v == Variant::native) {
-      native_grid<K, P...><<<grid, block, 0, stream>>>(kernel, s, space.dims(), p...);
-      return;
+      const int dims = space.dims();
+      return launch_kernel(&native_grid<K, P...>, grid, block, stream, kernel, make_space(space, g), dims, p...);
     }
   }
   if constexpr (detail::has_generic<K>) {
+    if (space.dims() <= 2 && tiles_disjoint(p...)) {
+      switch (g.items) {
+        case 1: return launch_coarse<1>(grid, block, stream, space, g, kernel, p...);
+        case 2: return launch_coarse<2>(grid, block, stream, space, g, kernel, p...);
+        case 4: return launch_coarse<4>(grid, block, stream, space, g, kernel, p...);
+        case 8: return launch_coarse<8>(grid, block, stream, space, g, kernel, p...);
+        default: break;  // other counts run the plain kernels
+      }
+    }
+    const unsigned items = g.items;
     switch (space.dims()) {
-      case 1: generic_1d<K, P...><<<grid, block, 0, stream>>>(kernel, space.x(), p...); break;
-      case 2: generic_2d<K, P...><<<grid, block, 0, stream>>>(kernel, s, p...); break;
-      default: generic_3d<K, P...><<<grid, block, 0, stream>>>(kernel, s, p...);
+      case 1: {
+        const index_t n = space.x();
+        return launch_kernel(&generic_1d<K, P...>, grid, block, stream, kernel, n, items, p...);
+      }
+      case 2: return launch_kernel(&generic_2d<K, P...>, grid, block, stream, kernel, make_space(space, g), items, p...);
+      default: return launch_kernel(&generic_3d<K, P...>, grid, block, stream, kernel, make_space(space, g), p...);
     }
   }
+  return cudaErrorInvalidDeviceFunction;  // no generic or native body: choose_variant rules this out
 }
 
 }  // namespace ctrl::cuda_detail

@@ -87,9 +87,47 @@ constexpr HwShape block_shape(const Traits& t, const Threads& space) {
   return b;
 }
 
+// What the grid and the coarsening are fitted to (defaults: the H200; the backend reads its device's).
 struct DeviceLimits {
   unsigned max_grid[3] = {2147483647U, 65535U, 65535U};
+  unsigned multiprocessors = 132, threads_per_multiprocessor = 2048, blocks_per_multiprocessor = 32;
+  constexpr index_t resident_threads() const { return index_t{multiprocessors} * threads_per_multiprocessor; }
 };
+
+// Coarsening of generic bodies: each CUDA thread runs `items` logical threads along the space's
+// last index, blockDim.x apart (every load still coalesced). With the tiles' pointers known not
+// to alias (generic_launch.cuh), the compiler issues the loads of all items before the first
+// store: `items` times the bytes in flight per thread, which is what a streaming kernel lacks at
+// one element per thread (HBM latency x bandwidth is ~25 KB per SM on the H200; 2048 threads
+// loading 8 bytes each hold 16 KB). grid_stride: the grid is one wave of resident blocks and
+// each block strides over the rest, instead of one block per chunk of the space.
+//
+// prefetch: before running its items, a thread prefetches each item's element of every tile it
+// reads (at the item's own index, where the tile's rank is the space's): for bodies whose items
+// the compiler cannot overlap (a branch inside, as in the accurate logf and division of
+// Black-Scholes), so that the memory of all items is in flight at once all the same.
+enum class Prefetch : unsigned { none = 0, l1 = 1, l2 = 2 };
+struct Coarsening {
+  unsigned items = 1;  // 1, 2, 4 or 8 (the counts generic_launch.cuh compiles)
+  bool grid_stride = false;
+  Prefetch prefetch = Prefetch::none;
+};
+inline constexpr unsigned max_items = 8;
+
+// Hopper (sm_90): streaming kernels (little sharing, arithmetic low or medium) run 4 logical
+// threads per CUDA thread, stencils and misaligned access 2; compute-bound kernels (arithmetic
+// high), threads that share data within a block (matmul) and scattered access keep 1: they gain
+// nothing from more bytes in flight and lose parallelism. Streaming kernels with medium
+// arithmetic (math library calls, which branch) also prefetch. Checked by
+// bench/cuda/bench_geometry.cu and swept by bench/cuda/bench_coarsening.cu.
+constexpr Coarsening hopper_coarsening(coalescing c, arith a, sharing s) {
+  if (c == coalescing::deflt) c = coalescing::full;
+  if (a == arith::deflt) a = arith::medium;
+  if (s == sharing::deflt) s = sharing::low;
+  if (c == coalescing::scattered || a == arith::high || s == sharing::high) return {1, false, Prefetch::none};
+  if (s == sharing::medium || c == coalescing::medium) return {2, false, Prefetch::none};
+  return {4, false, a == arith::medium ? Prefetch::l1 : Prefetch::none};
+}
 
 constexpr unsigned blocks_for(index_t n, unsigned per_block) {
   const index_t b = (n + per_block - 1) / per_block;
@@ -106,30 +144,69 @@ constexpr HwExtents hardware_extents(const Threads& space) {
   return {{space.x(), 1, 1}};
 }
 
-// The grid for a block over the space; dimensions beyond the device's grid limits are clamped
-// (generic kernels loop over the rest; native ones cannot: see needs_grid_loop).
-constexpr detail::CudaGeometry geometry_for(const HwShape& b, const Threads& space, const DeviceLimits& lim = {}) {
+// The grid for a block over the space, `co.items` logical threads per CUDA thread along hardware
+// x (1-D and 2-D spaces; 3-D spaces are not coarsened). Dimensions beyond the device's grid
+// limits are clamped, and a grid-stride grid to one wave of resident blocks: generic kernels loop
+// over the rest; native ones cannot (see needs_grid_loop).
+constexpr detail::CudaGeometry geometry_for(const HwShape& b, const Threads& space, const DeviceLimits& lim = {},
+                                            const Coarsening& co = {}) {
   detail::CudaGeometry g;
   g.block[0] = b.x;
   g.block[1] = b.y;
   g.block[2] = b.z;
+  g.items = space.dims() <= 2 && co.items > 1 ? (co.items > max_items ? max_items : co.items) : 1;
+  g.prefetch = g.items > 1 ? static_cast<unsigned>(co.prefetch) : 0;
   const HwExtents hw = hardware_extents(space);
   for (int d = 0; d < 3; ++d) {
-    const index_t blocks = (hw.e[d] + g.block[d] - 1) / g.block[d];
+    const index_t per_block = index_t{g.block[d]} * (d == 0 ? g.items : 1);
+    const index_t blocks = (hw.e[d] + per_block - 1) / per_block;
     g.grid[d] = static_cast<unsigned>(blocks > lim.max_grid[d] ? lim.max_grid[d] : (blocks < 1 ? 1 : blocks));
+  }
+  if (co.grid_stride && space.dims() <= 2) {
+    const unsigned per_sm = lim.threads_per_multiprocessor / b.threads();
+    const unsigned wave = lim.multiprocessors * (per_sm < lim.blocks_per_multiprocessor ? (per_sm ? per_sm : 1)
+                                                                                         : lim.blocks_per_multiprocessor);
+    const int d = space.dims() == 1 ? 0 : 1;  // 2-D: whole rows of chunks, the blocks stride down the rows
+    const unsigned others = d == 0 ? 1 : g.grid[0];
+    const unsigned cap = wave / others > 0 ? wave / others : 1;
+    if (g.grid[d] > cap) g.grid[d] = cap;
   }
   return g;
 }
 
-constexpr detail::CudaGeometry geometry_for(const Traits& t, const Threads& space, const DeviceLimits& lim = {}) {
-  return geometry_for(block_shape(t, space), space, lim);
+// The table's coarsening fitted to a space: halved while the chunk of a block is wider than the
+// space's last dimension, or while fewer CUDA threads than the device holds would remain (small
+// launches keep their parallelism).
+constexpr Coarsening fitted_coarsening(Coarsening co, const HwShape& b, const Threads& space,
+                                       const DeviceLimits& lim = {}) {
+  if (space.dims() > 2) return {};
+  const HwExtents hw = hardware_extents(space);
+  while (co.items > 1) {
+    const bool too_wide = index_t{b.x} * co.items > hw.e[0];
+    const bool too_few = space.size() < lim.resident_threads() * co.items;  // (no division on the launch path)
+    if (!too_wide && !too_few) break;
+    co.items /= 2;
+  }
+  if (co.items == 1) co.prefetch = Prefetch::none;
+  return co;
 }
 
-// Whether the grid had to be clamped (the space is larger than one grid can cover).
+// The table's geometry for a kernel: its block, and its coarsening unless `coarsen` is false
+// (native variants see the hardware: one logical thread per CUDA thread) or the shape is fixed.
+constexpr detail::CudaGeometry geometry_for(const Traits& t, const Threads& space, const DeviceLimits& lim = {},
+                                            bool coarsen = true) {
+  const HwShape b = block_shape(t, space);
+  Coarsening co{};
+  if (coarsen && !t.block.fixed()) co = fitted_coarsening(hopper_coarsening(t.coal, t.ops, t.share), b, space, lim);
+  return geometry_for(b, space, lim, co);
+}
+
+// Whether the grid does not cover the space at once (clamped to the device's limits, or a
+// grid-stride grid).
 constexpr bool needs_grid_loop(const detail::CudaGeometry& g, const Threads& space) {
   const HwExtents hw = hardware_extents(space);
   for (int d = 0; d < 3; ++d)
-    if (static_cast<index_t>(g.grid[d]) * g.block[d] < hw.e[d]) return true;
+    if (static_cast<index_t>(g.grid[d]) * g.block[d] * (d == 0 ? g.items : 1) < hw.e[d]) return true;
   return false;
 }
 

@@ -53,6 +53,8 @@ class BoundKernel<K, Nvcc, param_list<P...>> final : public LaunchBody {
   template <class... A>
   explicit BoundKernel(const K& kernel, A&&... args) : kernel_(kernel), stored_(store<P>(std::forward<A>(args))...) {}
 
+  std::unique_ptr<LaunchBody> move_to_heap() override { return std::make_unique<BoundKernel>(std::move(*this)); }
+
   const char* kernel_name() const override {
     if constexpr (requires { K::name; }) return K::name;
     else {
@@ -85,12 +87,13 @@ class BoundKernel<K, Nvcc, param_list<P...>> final : public LaunchBody {
     if constexpr (has_cpu_library<K>) with_params(ptrs, [&](const P&... p) { kernel_.cpu_library(ctx, p...); });
   }
 
-  void run_cuda(Variant v, CudaContext& ctx, const CudaGeometry& g, const Threads& space,
-                void* const* ptrs) const override {
+  int run_cuda(Variant v, CudaContext& ctx, const CudaGeometry& g, const Threads& space,
+               void* const* ptrs) const override {
 #if CTRL_DEVICE_CODE && CTRL_HAVE_CUDA_BACKEND
     if constexpr (Nvcc) {
-      with_params(ptrs, [&](const P&... p) { cuda_detail::launch<K>(v, ctx, g, space, kernel_, p...); });
-      return;
+      int status = 0;
+      with_params(ptrs, [&](const P&... p) { status = cuda_detail::launch<K>(v, ctx, g, space, kernel_, p...); });
+      return status;
     }
 #endif
     (void)v, (void)ctx, (void)g, (void)space, (void)ptrs;

@@ -7,6 +7,7 @@
 #include <ctrl/traits.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace ctrl {
@@ -25,15 +26,22 @@ namespace detail {
 // The families of execution models a kernel body can be compiled for.
 enum class Family : unsigned char { cpu, cuda };
 
-// A launch geometry on a CUDA device, x fastest as in dim3.
+// A launch geometry on a CUDA device, x fastest as in dim3. Each CUDA thread of a generic body
+// runs `items` logical threads along the space's last index, blockDim.x apart (coarsening), and
+// may first prefetch its items' elements of the tiles it reads (0: no, 1: into L1, 2: into L2).
 struct CudaGeometry {
   unsigned grid[3] = {1, 1, 1};
   unsigned block[3] = {1, 1, 1};
+  unsigned items = 1;
+  unsigned prefetch = 0;
 };
 
 class LaunchBody {
  public:
   virtual ~LaunchBody() = default;
+  // Moves the body to the heap, for queues that run the launch after submit returns (the
+  // controller keeps it on its stack when the queue runs the launch at once: no allocation).
+  virtual std::unique_ptr<LaunchBody> move_to_heap() = 0;
 
   virtual const char* kernel_name() const = 0;
   virtual Traits traits() const = 0;
@@ -44,9 +52,10 @@ class LaunchBody {
   // CPU family: one coarse block of a generic or native body, or the whole library variant.
   virtual void run_cpu_block(Variant v, const CpuBlock& block, void* const* ptrs) const = 0;
   virtual void run_cpu_library(CpuContext& ctx, void* const* ptrs) const = 0;
-  // CUDA family: a generic or native body as a grid; the library variant on the context's stream.
-  virtual void run_cuda(Variant v, CudaContext& ctx, const CudaGeometry& geometry, const Threads& space,
-                        void* const* ptrs) const = 0;
+  // CUDA family: a generic or native body as a grid; returns the launch's status (a cudaError_t,
+  // 0 for success). The library variant runs on the context's stream.
+  virtual int run_cuda(Variant v, CudaContext& ctx, const CudaGeometry& geometry, const Threads& space,
+                       void* const* ptrs) const = 0;
   virtual void run_cuda_library(CudaContext& ctx, void* const* ptrs) const = 0;
 };
 
