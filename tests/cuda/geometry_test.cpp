@@ -37,7 +37,8 @@ TEST(CudaGeometry, TheLastDimensionRunsAlongHardwareX) {
   const auto b = hopper_block(coalescing::full, arith::low, sharing::low);
   EXPECT_EQ(g.block[0], b.cols);
   EXPECT_EQ(g.block[1], b.rows);
-  EXPECT_EQ(g.grid[0], (3000 + b.cols - 1) / b.cols);
+  const unsigned chunk = b.cols * g.items;  // each CUDA thread runs g.items logical threads along x
+  EXPECT_EQ(g.grid[0], (3000 + chunk - 1) / chunk);
   EXPECT_EQ(g.grid[1], (1000 + b.rows - 1) / b.rows);
   EXPECT_EQ(g.grid[2], 1U);
 }
@@ -80,6 +81,59 @@ TEST(CudaGeometry, GridsBeyondTheLimitsAreClampedAndLooped) {
   EXPECT_EQ(g.grid[1], 65535U);
   EXPECT_TRUE(cuda_detail::needs_grid_loop(g, Threads(70001, 32)));
   EXPECT_FALSE(cuda_detail::needs_grid_loop(geometry_for(Traits{}, Threads(1000, 1000)), Threads(1000, 1000)));
+}
+
+TEST(CudaGeometry, StreamingKernelsAreCoarsenedComputeBoundOnesAreNot) {
+  using cuda_detail::hopper_coarsening;
+  EXPECT_EQ(hopper_coarsening(coalescing::full, arith::low, sharing::low).items, 4U);     // matadd
+  EXPECT_EQ(hopper_coarsening(coalescing::full, arith::medium, sharing::low).items, 4U);  // Black-Scholes
+  EXPECT_EQ(hopper_coarsening(coalescing::deflt, arith::deflt, sharing::deflt).items, 4U);
+  EXPECT_EQ(hopper_coarsening(coalescing::medium, arith::medium, sharing::medium).items, 2U);  // stencils
+  EXPECT_EQ(hopper_coarsening(coalescing::full, arith::high, sharing::low).items, 1U);         // recurrence
+  EXPECT_EQ(hopper_coarsening(coalescing::full, arith::low, sharing::high).items, 1U);         // matmul
+  EXPECT_EQ(hopper_coarsening(coalescing::scattered, arith::low, sharing::low).items, 1U);
+  for (auto c : {coalescing::deflt, coalescing::full, coalescing::medium, coalescing::scattered})
+    for (auto a : {arith::deflt, arith::high, arith::medium, arith::low})
+      for (auto s : {sharing::deflt, sharing::high, sharing::medium, sharing::low}) {
+        const unsigned items = hopper_coarsening(c, a, s).items;
+        EXPECT_TRUE(items == 1 || items == 2 || items == 4 || items == 8) << "a count the launch compiles";
+      }
+}
+
+TEST(CudaGeometry, CoarseningIsFittedToTheSpace) {
+  const Traits streaming{coalescing::full, arith::low, sharing::low};
+  EXPECT_EQ(geometry_for(streaming, Threads(16384, 16384)).items, 4U);
+  EXPECT_EQ(geometry_for(streaming, Threads(1000, 1000)).items, 2U) << "1M threads: 4 would leave the H200 half idle";
+  EXPECT_EQ(geometry_for(streaming, Threads(100, 100)).items, 1U);
+  EXPECT_EQ(geometry_for(streaming, Threads(1 << 22, 100)).items, 1U) << "100 columns: one block's 128 cover them";
+  EXPECT_EQ(geometry_for(streaming, Threads(1 << 20, 300)).items, 2U);
+  EXPECT_EQ(geometry_for(streaming, Threads(64, 64, 4096)).items, 1U) << "3-D spaces are not coarsened";
+  EXPECT_EQ(geometry_for(Traits::fixed_block(1, 256), Threads(1 << 26)).items, 1U) << "fixed shapes are code";
+  EXPECT_EQ(geometry_for(streaming, Threads(1 << 26), {}, /*coarsen=*/false).items, 1U) << "native variants";
+  const cuda_detail::DeviceLimits small{{2147483647U, 65535U, 65535U}, 4, 2048, 32};  // a 4-SM device
+  EXPECT_EQ(geometry_for(streaming, Threads(1000, 1000), small).items, 4U);
+}
+
+TEST(CudaGeometry, CoarsenedAndGridStrideGridsCoverTheSpace) {
+  const cuda_detail::DeviceLimits lim;
+  for (unsigned items : {1U, 2U, 4U, 8U}) {
+    const Threads s1(100000007), s2(20001, 3001);
+    const auto g1 = geometry_for(cuda_detail::HwShape{256, 1, 1}, s1, lim, {items, false});
+    EXPECT_EQ(g1.items, items);
+    EXPECT_GE(static_cast<std::int64_t>(g1.grid[0]) * 256 * items, s1.x());
+    EXPECT_FALSE(cuda_detail::needs_grid_loop(g1, s1));
+    const auto g2 = geometry_for(cuda_detail::HwShape{128, 2, 1}, s2, lim, {items, false});
+    EXPECT_GE(static_cast<std::int64_t>(g2.grid[0]) * 128 * items, s2.y());
+    EXPECT_GE(static_cast<std::int64_t>(g2.grid[1]) * 2, s2.x());
+    // Grid-stride: one wave of resident blocks (2048 / 256 = 8 per SM), the rest looped.
+    const auto w1 = geometry_for(cuda_detail::HwShape{256, 1, 1}, s1, lim, {items, true});
+    EXPECT_EQ(w1.grid[0], lim.multiprocessors * 8);
+    EXPECT_TRUE(cuda_detail::needs_grid_loop(w1, s1));
+    const auto w2 = geometry_for(cuda_detail::HwShape{128, 2, 1}, s2, lim, {items, true});
+    EXPECT_EQ(w2.grid[0], g2.grid[0]) << "whole rows of chunks";
+    EXPECT_LE(static_cast<std::uint64_t>(w2.grid[0]) * w2.grid[1], lim.multiprocessors * 8ULL);
+    EXPECT_GE(w2.grid[1], 1U);
+  }
 }
 
 }  // namespace
