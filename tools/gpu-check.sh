@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tools/gpu-check.sh — everything the CUDA backend needs checked on a GPU, in one `device` call:
 # configure and build (Release, CUDA backend, sm_90, -j16), the CUDA tests (ctest -L cuda), the
-# CUDA benchmarks (Google Benchmark, JSON), then, side by side, compute-sanitizer memcheck and
+# CUDA benchmarks (Google Benchmark, JSON; the coarsening sweep's lines follow the goals in
+# goals.md) and the host-side submit benchmark, then, side by side, compute-sanitizer memcheck and
 # racecheck on the GPU test program, the rest of the test suite, and the case-study programs
 # end to end on cuda:0. A summary (tests, sanitizers, every goal against its anchor) comes last.
 #
@@ -35,7 +36,7 @@ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCTRL_CUDA=ON -DCMAK
 grep -E "CUDA backend|CUDA compiler" "$OUT/build.log" || true
 
 step "build (the CUDA backend's targets first, then everything, -k 0)"
-MINE="cuda_test cuda_geometry_test cuda_sticky_error_test bench_cuda"
+MINE="cuda_test cuda_geometry_test cuda_sticky_error_test bench_cuda bench_submit"
 for app in matadd jacobi blackscholes recurrence matmul; do MINE="$MINE ${app}_native_cuda"; done
 ninja -C "$BUILD" -j"$JOBS" $MINE >>"$OUT/build.log" 2>&1 || { grep -E "error|FAILED" "$OUT/build.log" | head -40; echo "BUILD OF THE CUDA TARGETS FAILED"; }
 ninja -C "$BUILD" -j"$JOBS" -k 0 >>"$OUT/build.log" 2>&1 || { echo "(some other targets failed to build:)"; grep -E "^FAILED" "$OUT/build.log" | head -20; }
@@ -50,6 +51,12 @@ rm -f "$OUT/goals.md"
 CTRL_BENCH_SUMMARY="$OUT/goals.md" timeout 420 "$BUILD/bench/bench_cuda" --benchmark_out="$OUT/bench.json" \
   --benchmark_out_format=json --benchmark_counters_tabular=false
 echo "bench exit: $?"
+# The host cost of a launch through the controller core (no GPU involved): ns and heap
+# allocations per launch on the inline path (CUDA's queue) and the owning path (queue threads).
+"$BUILD/bench/bench_submit" --benchmark_min_time=0.2 --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+  2>&1 | grep -E "median|Benchmark" | tee "$OUT/submit.txt"
+{ echo; echo "Host cost of a launch in the controller core (bench_submit, medians):"; sed 's/^/    /' "$OUT/submit.txt"; } >>"$OUT/goals.md"
+rm -f "$OUT/submit.txt"
 
 step "compute-sanitizer memcheck + racecheck, the other tests, the programs (side by side)"
 # The two tests that make CUDA calls fail on purpose (out of memory, an invalid launch) are left

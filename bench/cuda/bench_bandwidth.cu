@@ -15,41 +15,14 @@
 #include <memory>
 #include <new>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace {
 
 using cudabench::median;
 
-// Seconds per device-to-device copy of `bytes` (events; median of 10).
-double d2d_seconds(std::size_t bytes) {
-  cudabench::DeviceArray<char> a(bytes), b(bytes);
-  BENCH_CUDA(cudaMemset(a.p, 1, bytes));
-  cudaEvent_t e0, e1;
-  BENCH_CUDA(cudaEventCreate(&e0));
-  BENCH_CUDA(cudaEventCreate(&e1));
-  std::vector<double> t;
-  for (int i = 0; i < 12; ++i) {
-    BENCH_CUDA(cudaEventRecord(e0));
-    BENCH_CUDA(cudaMemcpyAsync(b.p, a.p, bytes, cudaMemcpyDeviceToDevice));
-    BENCH_CUDA(cudaEventRecord(e1));
-    BENCH_CUDA(cudaEventSynchronize(e1));
-    float ms = 0;
-    BENCH_CUDA(cudaEventElapsedTime(&ms, e0, e1));
-    if (i >= 2) t.push_back(ms * 1e-3);
-  }
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
-  return median(t);
-}
-
-double d2d_bandwidth() {
-  static const double bw = [] {
-    const std::size_t bytes = std::size_t{1} << 30;
-    return 2.0 * static_cast<double>(bytes) / d2d_seconds(bytes);
-  }();
-  return bw;
-}
+using cudabench::d2d_bandwidth;
 
 CUDA_BENCH(BM_DeviceCopy) {
   BENCH_REQUIRE_GPU(state);
@@ -57,6 +30,12 @@ CUDA_BENCH(BM_DeviceCopy) {
   state.counters["GBps"] = d2d_bandwidth() / 1e9;
 }
 BENCHMARK(BM_DeviceCopy)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+
+// The coarsening a controller launch of K over the space uses (the geometry table's).
+template <class K>
+unsigned table_items(const ctrl::Threads& space) {
+  return ctrl::cuda_detail::geometry_for(ctrl::detail::traits_of<K>(), space, cudabench::device_limits()).items;
+}
 
 // Seconds per launch: `batch` launches then wait, median of rounds.
 template <class F>
@@ -91,8 +70,10 @@ CUDA_BENCH(BM_MatAddBandwidth) {
   for (ctrl::index_t i = 0; i < n * n; i += 9973)
     if (c[i] != a[i] + b[i]) state.SkipWithError("matadd: wrong result");
   const double bw = 3.0 * static_cast<double>(a.bytes()) / t;
-  cudabench::report(state, {"bandwidth", "matadd (16384x16384, generic)", "GB/s", bw / 1e9, d2d_bandwidth() / 1e9,
-                            0.90, false, "device-to-device copy"});
+  const unsigned items = table_items<apps::MatAdd>(ctrl::Threads(n, n));
+  state.counters["items"] = items;
+  cudabench::report(state, {"bandwidth", "matadd (16384x16384, generic, " + std::to_string(items) + " items per thread)",
+                            "GB/s", bw / 1e9, d2d_bandwidth() / 1e9, 0.90, false, "device-to-device copy"});
 }
 BENCHMARK(BM_MatAddBandwidth)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 
@@ -156,8 +137,10 @@ void black_scholes_bandwidth(benchmark::State& state, const char* what) {
       state.SkipWithError("blackscholes: wrong result");
   }
   const double bw = 5.0 * static_cast<double>(price.bytes()) / t;
-  cudabench::report(state, {"bandwidth", what, "GB/s", bw / 1e9, d2d_bandwidth() / 1e9, 0.90, false,
-                            "device-to-device copy"});
+  const unsigned items = table_items<K>(ctrl::Threads(n));
+  state.counters["items"] = items;
+  cudabench::report(state, {"bandwidth", std::string(what) + ", " + std::to_string(items) + " items per thread", "GB/s",
+                            bw / 1e9, d2d_bandwidth() / 1e9, 0.90, false, "device-to-device copy"});
 }
 CUDA_BENCH(BM_BlackScholesBandwidth) {
   black_scholes_bandwidth<apps::BlackScholes>(state, "Black-Scholes (2^27 options, the case study's kernel)");

@@ -1,8 +1,9 @@
 // The geometry search: for each case-study kernel, every power-of-two block shape of 32 to 1024
-// threads (columns x rows: columns along the space's last index, threadIdx.x), launched through
-// the same generic-body path the controller uses (ctrl::cuda_detail::launch) on resident data,
-// timed with events (median of 5 after a warm-up). The characterization's shape
-// (include/ctrl/cuda/geometry.hpp) must be within 10 % of the best shape found.
+// threads (columns x rows: columns along the space's last index, threadIdx.x), each with 1, 2, 4
+// and 8 logical threads per CUDA thread (coarsening; 1-D and 2-D spaces), launched through the
+// same generic-body path the controller uses (ctrl::cuda_detail::launch) on resident data, timed
+// with events (median of 5 after a warm-up). The table's geometry (include/ctrl/cuda/geometry.hpp:
+// block and coarsening, as a controller launch fits them) must be within 10 % of the best found.
 #include "bench_support.hpp"
 
 #include "blackscholes/blackscholes_kernels.hpp"
@@ -13,12 +14,14 @@
 
 #include <ctrl/cuda.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 namespace {
 
+using ctrl::cuda_detail::Coarsening;
 using ctrl::cuda_detail::HwShape;
 
 // printf-style formatting (fmt's compile-time format strings do not get through nvcc).
@@ -40,17 +43,24 @@ std::vector<HwShape> candidates(int dims) {
   return out;
 }
 
-// Milliseconds per launch of `launch(geometry)` (events; median of up to 5 after a warm-up).
+// Milliseconds per launch of `launch(geometry)` (events; median of up to 5 after a warm-up);
+// infinite for a geometry that cannot launch (a 1024-thread block of a kernel whose coarsened
+// body needs more than 64 registers per thread).
 template <class Launch>
 double time_ms(cudaStream_t s, const Launch& launch, const ctrl::detail::CudaGeometry& g) {
+  if (const cudaError_t e = launch(g); e != cudaSuccess) {
+    (void)cudaGetLastError();
+    if (e == cudaErrorLaunchOutOfResources || e == cudaErrorInvalidConfiguration || e == cudaErrorInvalidValue)
+      return INFINITY;
+    BENCH_CUDA(e);
+  }
   cudaEvent_t e0, e1;
   BENCH_CUDA(cudaEventCreate(&e0));
   BENCH_CUDA(cudaEventCreate(&e1));
   std::vector<double> t;
   for (int i = 0; i < 6; ++i) {
     BENCH_CUDA(cudaEventRecord(e0, s));
-    launch(g);
-    BENCH_CUDA(cudaGetLastError());
+    BENCH_CUDA(launch(g));
     BENCH_CUDA(cudaEventRecord(e1, s));
     BENCH_CUDA(cudaEventSynchronize(e1));
     float ms = 0;
@@ -69,34 +79,48 @@ void search(benchmark::State& state, const char* what, const ctrl::Threads& spac
   const K kernel{};
   const ctrl::Traits traits = ctrl::detail::traits_of<K>();
   auto launch = [&](const ctrl::detail::CudaGeometry& g) {
-    ctrl::cuda_detail::launch<K>(ctrl::Variant::generic, ctx, g, space, kernel, params...);
+    return ctrl::cuda_detail::launch<K>(ctrl::Variant::generic, ctx, g, space, kernel, params...);
   };
+  const ctrl::cuda_detail::DeviceLimits lim = cudabench::device_limits();
   const HwShape chosen = ctrl::cuda_detail::block_shape(traits, space);
+  const ctrl::detail::CudaGeometry chosen_g = ctrl::cuda_detail::geometry_for(traits, space, lim);
+  // Every candidate prefetches as the table's choice does (where it runs several items).
+  const auto pf = ctrl::cuda_detail::hopper_coarsening(traits.coal, traits.ops, traits.share).prefetch;
+  const std::vector<unsigned> counts = space.dims() <= 2 ? std::vector<unsigned>{1, 2, 4, 8} : std::vector<unsigned>{1};
   double best = 1e30, chosen_ms = 0;
   HwShape best_shape{};
+  unsigned best_items = 1;
   std::string table;
   for (auto _ : state) {
-    for (const HwShape& b : candidates(space.dims())) {
-      const double ms = time_ms(ctx.stream(), launch, ctrl::cuda_detail::geometry_for(b, space));
-      table += strf(" %ux%u:%.4g", b.x, b.y, ms);
-      state.counters[strf("ms_%ux%u", b.x, b.y)] = ms;
-      if (ms < best) best = ms, best_shape = b;
+    for (const unsigned items : counts) {
+      for (const HwShape& b : candidates(space.dims())) {
+        const double ms =
+            time_ms(ctx.stream(), launch, ctrl::cuda_detail::geometry_for(b, space, lim, Coarsening{items, false, pf}));
+        table += strf(" %ux%u/%u:%.4g", b.x, b.y, items, ms);
+        state.counters[strf("ms_%ux%u_i%u", b.x, b.y, items)] = std::isinf(ms) ? -1.0 : ms;  // -1: cannot launch
+        if (ms < best) best = ms, best_shape = b, best_items = items;
+      }
     }
-    // The chosen shape timed again beside the best (the search's own figure for it may be older).
-    chosen_ms = time_ms(ctx.stream(), launch, ctrl::cuda_detail::geometry_for(chosen, space));
-    const double best_again = time_ms(ctx.stream(), launch, ctrl::cuda_detail::geometry_for(best_shape, space));
+    // The chosen geometry timed again beside the best (the search's own figure for it may be older).
+    chosen_ms = time_ms(ctx.stream(), launch, chosen_g);
+    const double best_again =
+        time_ms(ctx.stream(), launch, ctrl::cuda_detail::geometry_for(best_shape, space, lim, Coarsening{best_items, false, pf}));
     best = std::min(best, best_again);
     state.SetIterationTime(chosen_ms * 1e-3);
   }
-  std::printf("geometry %s (%s, traits %s): chosen %ux%u %.4g ms, best %ux%u %.4g ms;%s\n", what, space.str().c_str(),
-              traits.str().c_str(), chosen.x, chosen.y, chosen_ms, best_shape.x, best_shape.y, best, table.c_str());
+  std::printf("geometry %s (%s, traits %s): chosen %ux%u/%u items %.4g ms, best %ux%u/%u items %.4g ms;%s\n", what,
+              space.str().c_str(), traits.str().c_str(), chosen.x, chosen.y, chosen_g.items, chosen_ms, best_shape.x,
+              best_shape.y, best_items, best, table.c_str());
   state.counters["chosen_cols"] = chosen.x;
   state.counters["chosen_rows"] = chosen.y;
+  state.counters["chosen_items"] = chosen_g.items;
   state.counters["best_cols"] = best_shape.x;
   state.counters["best_rows"] = best_shape.y;
-  cudabench::report(state, {"geometry", strf("%s (%s), chosen %ux%u vs best %ux%u", what, traits.str().c_str(), chosen.x,
-                                              chosen.y, best_shape.x, best_shape.y),
-                            "ms", chosen_ms, best, 1.10, true, "best shape found by search"});
+  state.counters["best_items"] = best_items;
+  cudabench::report(state, {"geometry", strf("%s (%s), chosen %ux%u/%u vs best %ux%u/%u (cols x rows / items)", what,
+                                              traits.str().c_str(), chosen.x, chosen.y, chosen_g.items, best_shape.x,
+                                              best_shape.y, best_items),
+                            "ms", chosen_ms, best, 1.10, true, "best geometry found by search"});
 }
 
 CUDA_BENCH(BM_GeometryMatAdd) {

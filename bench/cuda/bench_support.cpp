@@ -40,7 +40,52 @@ std::vector<Goal>& goals() {
   static std::vector<Goal> g;
   return g;
 }
+std::vector<std::string>& notes() {
+  static std::vector<std::string> n;
+  return n;
+}
 }  // namespace
+
+void note(const std::string& line) {
+  std::lock_guard lock(goals_mutex);
+  notes().push_back(line);
+}
+
+double d2d_bandwidth() {
+  static const double bw = [] {
+    const std::size_t bytes = std::size_t{1} << 30;
+    DeviceArray<char> a(bytes), b(bytes);
+    BENCH_CUDA(cudaMemset(a.p, 1, bytes));
+    cudaEvent_t e0, e1;
+    BENCH_CUDA(cudaEventCreate(&e0));
+    BENCH_CUDA(cudaEventCreate(&e1));
+    std::vector<double> t;
+    for (int i = 0; i < 12; ++i) {
+      BENCH_CUDA(cudaEventRecord(e0));
+      BENCH_CUDA(cudaMemcpyAsync(b.p, a.p, bytes, cudaMemcpyDeviceToDevice));
+      BENCH_CUDA(cudaEventRecord(e1));
+      BENCH_CUDA(cudaEventSynchronize(e1));
+      float ms = 0;
+      BENCH_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+      if (i >= 2) t.push_back(ms * 1e-3);
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    return 2.0 * static_cast<double>(bytes) / median(t);
+  }();
+  return bw;
+}
+
+ctrl::cuda_detail::DeviceLimits device_limits() {
+  ctrl::cuda_detail::DeviceLimits lim;
+  cudaDeviceProp p{};
+  BENCH_CUDA(cudaGetDeviceProperties(&p, 0));
+  for (int d = 0; d < 3; ++d) lim.max_grid[d] = static_cast<unsigned>(p.maxGridSize[d]);
+  lim.multiprocessors = static_cast<unsigned>(p.multiProcessorCount);
+  lim.threads_per_multiprocessor = static_cast<unsigned>(p.maxThreadsPerMultiProcessor);
+  lim.blocks_per_multiprocessor = static_cast<unsigned>(p.maxBlocksPerMultiProcessor);
+  return lim;
+}
 
 void report(const Goal& g) {
   std::lock_guard lock(goals_mutex);
@@ -70,6 +115,10 @@ int print_goals() {
     out += fmt::format("| {} | {} | {:.4g} {} | {:.4g} {} | {:.3f} | {} {:.2f} | {}{} |\n", g.group, g.what,
                        g.measured, g.unit, g.anchor, g.unit, r, g.at_most ? "<=" : ">=", g.limit,
                        pass ? "PASS" : "FAIL", g.note.empty() ? "" : " (" + g.note + ")");
+  }
+  if (!notes().empty()) {
+    out += "\n";
+    for (const std::string& n : notes()) out += "- " + n + "\n";
   }
   std::printf("\nGOALS\n%s", out.c_str());
   if (const char* path = std::getenv("CTRL_BENCH_SUMMARY")) {

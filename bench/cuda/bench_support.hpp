@@ -4,6 +4,7 @@
 #pragma once
 #include <ctrl/ctrl.hpp>
 #include <ctrl/cuda/context.hpp>
+#include <ctrl/cuda/geometry.hpp>
 
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
@@ -60,6 +61,17 @@ void report(const Goal& g);
 // Records the goal and puts its figures into the benchmark's counters.
 void report(benchmark::State& state, const Goal& g);
 
+// A line for the summary, printed (and appended to $CTRL_BENCH_SUMMARY) after the goals' table:
+// figures that are no goal but explain one (the coarsening sweep).
+void note(const std::string& line);
+
+// Device-to-device cudaMemcpy bandwidth of 1 GiB (bytes read + written per second), measured once
+// per run: the anchor of the bandwidth goals and of the coarsening sweep.
+double d2d_bandwidth();
+
+// The limits the controller fits geometries to, read from device 0.
+ctrl::cuda_detail::DeviceLimits device_limits();
+
 // Page-touching, non-zero, varied fill (fast enough for gigabytes).
 void fill(float* p, std::size_t n, std::uint32_t seed, float lo, float hi);
 
@@ -86,7 +98,7 @@ template <class T>
 struct DeviceArray {
   T* p = nullptr;
   std::size_t n = 0;
-  explicit DeviceArray(std::size_t count) : n(count) { BENCH_CUDA(cudaMalloc(&p, n * sizeof(T))); }
+  explicit DeviceArray(std::size_t count) : n(count) { BENCH_CUDA(cudaMalloc(reinterpret_cast<void**>(&p), n * sizeof(T))); }
   ~DeviceArray() { cudaFree(p); }
   DeviceArray(const DeviceArray&) = delete;
   DeviceArray& operator=(const DeviceArray&) = delete;
