@@ -83,7 +83,8 @@ DistributedTeam::DistributedTeam(Communicator& comm, const std::vector<DeviceSpe
       cores.push_back(all[r].at("cores")[k].get<std::vector<int>>());
     }
   }
-  if (infos_.empty()) throw workloads::AgreedUsageError("no processors: the selection gives no rank any device");
+  if (infos_.empty() && order == nullptr)
+    throw workloads::AgreedUsageError("no processors: the selection gives no rank any device");
 
   // Two ranks on one host must not share a core or a device, nor attribute one meter to both.
   for (std::size_t a = 0; a < infos_.size(); ++a)
@@ -121,12 +122,11 @@ DistributedTeam::DistributedTeam(Communicator& comm, const std::vector<DeviceSpe
       if (it == by_name.end()) missing += (missing.empty() ? "" : ", ") + n;
       else perm.push_back(it->second);
     }
-    if (!missing.empty()) {
-      std::string have;
-      for (const auto& p : infos_) have += (have.empty() ? "" : ", ") + p.name;
-      throw workloads::AgreedUsageError(
-          fmt::format("no rank has {} in its selection (the ranks' processors: {})", missing, have));
-    }
+    if (!missing.empty())
+      throw workloads::AgreedUsageError(fmt::format(
+          "no rank has {} in its selection (it names processors HOST/DEVICE: the host of the rank and a device of its "
+          "line)",
+          missing));
     if (perm.size() != infos_.size())
       throw workloads::AgreedUsageError("the selection gives the ranks processors that the distribution does not name");
     std::vector<ProcessorInfo> infos;

@@ -50,8 +50,8 @@ TEST(Selection, ErrorsNameTheFileAndLine) {
             "s.txt:2: 'x' is not a rank number (0, 1, ...)");
   EXPECT_EQ(message_of([] { parse_selection("rank 0: cpu:0\nrank 0: cpu:1\n", "s.txt"); }),
             "s.txt:2: rank 0 is already given on line 1");
-  EXPECT_EQ(message_of([] { parse_selection("node1 cpu:0\n", "s.txt"); }),
-            "s.txt:1: expected 'rank N: DEVICES', 'host NAME: DEVICES' or '*: DEVICES', got 'node1 cpu:0'");
+  EXPECT_EQ(message_of([] { parse_selection("node1 cpu\n", "s.txt"); }),
+            "s.txt:1: expected 'rank N: DEVICES', 'host NAME: DEVICES' or '*: DEVICES', got 'node1 cpu'");
   EXPECT_EQ(message_of([] { parse_selection("gpu 1: cpu:0\n", "s.txt"); }),
             "s.txt:1: 'gpu 1' names no rank or host: write 'rank N', 'host NAME' or '*'");
   EXPECT_EQ(message_of([] { parse_selection("*:\n", "s.txt"); }), "s.txt:1: * has no devices");
