@@ -1,12 +1,14 @@
 // The host cost of a launch through the controller core, without a GPU: a device kind of parts
-// that do nothing (an execution model that runs no body, memory separate from the host, a queue
+// that do nothing but what the CUDA kind computes before it calls cudaLaunchKernel (an execution
+// model that fits the launch's geometry and runs no body, memory separate from the host, a queue
 // that runs each task at once on the caller's thread, as the CUDA kind's StreamQueue does). What
-// is left is what ctrl adds to a CUDA launch on the host: the core's checks and bookkeeping and
-// the hand-off to the queue. Counts heap allocations per launch (a replaced operator new) and
+// is left is what ctrl adds to a CUDA launch on the host: the core's checks and bookkeeping, the
+// geometry and the hand-off to the queue. Counts heap allocations per launch (a replaced operator new) and
 // times launches back to back; run by tools/gpu-check.sh beside bench_cuda (needs no GPU).
 #include "../../src/core/device.hpp"
 
 #include <ctrl/ctrl.hpp>
+#include <ctrl/cuda/geometry.hpp>
 
 #include <benchmark/benchmark.h>
 
@@ -40,10 +42,14 @@ class NullExecution final : public ExecutionModel {
   Family family() const override { return Family::cpu; }
   std::string describe() const override { return "runs nothing"; }
   void run(const LaunchBody& body, ctrl::Variant, const ctrl::Threads& space, void* const* ptrs) override {
-    benchmark::DoNotOptimize(&body);
+    const CudaGeometry g = ctrl::cuda_detail::geometry_for(body.traits(), space, limits_);
+    benchmark::DoNotOptimize(g);
     benchmark::DoNotOptimize(space.size());
     benchmark::DoNotOptimize(ptrs);
   }
+
+ private:
+  ctrl::cuda_detail::DeviceLimits limits_;
 };
 
 class NullMemory final : public MemorySpace {

@@ -157,9 +157,9 @@ constexpr detail::CudaGeometry geometry_for(const HwShape& b, const Threads& spa
   g.items = space.dims() <= 2 && co.items > 1 ? (co.items > max_items ? max_items : co.items) : 1;
   g.prefetch = g.items > 1 ? static_cast<unsigned>(co.prefetch) : 0;
   const HwExtents hw = hardware_extents(space);
-  for (int d = 0; d < 3; ++d) {
+  for (int d = 0; d < 3; ++d) {  // no 64-bit division where one block covers the dimension (launch path)
     const index_t per_block = index_t{g.block[d]} * (d == 0 ? g.items : 1);
-    const index_t blocks = (hw.e[d] + per_block - 1) / per_block;
+    const index_t blocks = hw.e[d] <= per_block ? 1 : (hw.e[d] + per_block - 1) / per_block;
     g.grid[d] = static_cast<unsigned>(blocks > lim.max_grid[d] ? lim.max_grid[d] : (blocks < 1 ? 1 : blocks));
   }
   if (co.grid_stride && space.dims() <= 2) {
