@@ -92,6 +92,9 @@ __device__ CTRL_FORCEINLINE P rebind(const P& p, Q* q) {
 
 // Prefetches a tile's element at a logical thread's own index (the tiles the body reads, whose
 // rank is the space's: D), clamped into the tile (no branch per element). Level 1: into L1, 2: L2.
+// Called with the plain views, never the ones rebuilt on the restrict pointers: a pointer handed
+// to inline assembly could be written through, so the compiler would no longer treat the restrict
+// pointer as read-only and its loads would lose ld.global.nc.
 template <unsigned Level, std::size_t D, class P>
 __device__ CTRL_FORCEINLINE void prefetch_at(const P& v, index_t x, index_t y) {
   if constexpr (is_tile_param_v<P>) {
@@ -161,7 +164,7 @@ __global__ void coarse_1d(const K k, const index_t n, const unsigned prefetch, P
   const index_t step = static_cast<index_t>(gridDim.x) * w * N;
   index_t x0 = static_cast<index_t>(blockIdx.x) * w * N + threadIdx.x;
   for (; x0 + static_cast<index_t>((N - 1) * w) < n; x0 += step) {
-    if (prefetch) prefetch_items<N, 1>(prefetch, x0, 0, w, rebind(p, q)...);
+    if (prefetch) prefetch_items<N, 1>(prefetch, x0, 0, w, p...);  // (the views, not q: see prefetch_at)
 #pragma unroll
     for (unsigned i = 0; i < N; ++i) k(Thread{x0 + i * w, 0, 0}, rebind(p, q)...);
   }
@@ -180,7 +183,7 @@ __global__ void coarse_2d(const K k, const LaunchSpace s, const unsigned prefetc
     for (index_t by = blockIdx.y; by < s.blocks_y; by += gridDim.y) {
       const index_t x = by * blockDim.y + threadIdx.y;
       if (x >= s.ext[0]) return;
-      if (prefetch) prefetch_items<N, 2>(prefetch, x, y0, w, rebind(p, q)...);
+      if (prefetch) prefetch_items<N, 2>(prefetch, x, y0, w, p...);
 #pragma unroll
       for (unsigned i = 0; i < N; ++i) k(Thread{x, y0 + i * w, 0}, rebind(p, q)...);
     }
