@@ -39,8 +39,14 @@ TEST(CudaGeometry, TheLastDimensionRunsAlongHardwareX) {
   EXPECT_EQ(g.block[1], b.rows);
   const unsigned chunk = b.cols * g.items;  // each CUDA thread runs g.items logical threads along x
   EXPECT_EQ(g.grid[0], (3000 + chunk - 1) / chunk);
-  EXPECT_EQ(g.grid[1], (1000 + b.rows - 1) / b.rows);
+  // A striding grid (the table's choice for streaming bodies) is one wave of resident blocks,
+  // whole rows of chunks, the rest looped over.
+  EXPECT_TRUE(cuda_detail::hopper_coarsening(coalescing::full, arith::low, sharing::low).grid_stride);
+  EXPECT_LE(g.grid[0] * g.grid[1], cuda_detail::DeviceLimits{}.multiprocessors * 2048 / (b.cols * b.rows));
   EXPECT_EQ(g.grid[2], 1U);
+  const auto plain = geometry_for(t, Threads(1000, 3000), {}, /*coarsen=*/false);
+  EXPECT_EQ(plain.grid[0], (3000 + b.cols - 1) / b.cols);
+  EXPECT_EQ(plain.grid[1], (1000 + b.rows - 1) / b.rows);
 }
 
 TEST(CudaGeometry, OneDimensionalSpacesUseALineOfThreads) {
@@ -80,15 +86,21 @@ TEST(CudaGeometry, GridsBeyondTheLimitsAreClampedAndLooped) {
   const auto g = geometry_for(Traits::fixed_block(1, 32), Threads(70001, 32));
   EXPECT_EQ(g.grid[1], 65535U);
   EXPECT_TRUE(cuda_detail::needs_grid_loop(g, Threads(70001, 32)));
-  EXPECT_FALSE(cuda_detail::needs_grid_loop(geometry_for(Traits{}, Threads(1000, 1000)), Threads(1000, 1000)));
+  EXPECT_FALSE(cuda_detail::needs_grid_loop(geometry_for(Traits{}, Threads(1000, 1000), {}, false), Threads(1000, 1000)));
+  EXPECT_TRUE(cuda_detail::needs_grid_loop(geometry_for(Traits{}, Threads(1000, 1000)), Threads(1000, 1000)))
+      << "the table's striding grid loops";
 }
 
 TEST(CudaGeometry, StreamingKernelsAreCoarsenedComputeBoundOnesAreNot) {
   using cuda_detail::hopper_coarsening;
-  EXPECT_EQ(hopper_coarsening(coalescing::full, arith::low, sharing::low).items, 4U);     // matadd
-  EXPECT_EQ(hopper_coarsening(coalescing::full, arith::medium, sharing::low).items, 4U);  // Black-Scholes
-  EXPECT_EQ(hopper_coarsening(coalescing::deflt, arith::deflt, sharing::deflt).items, 4U);
-  EXPECT_EQ(hopper_coarsening(coalescing::medium, arith::medium, sharing::medium).items, 2U);  // stencils
+  EXPECT_EQ(hopper_coarsening(coalescing::full, arith::low, sharing::low).items, 2U);     // matadd
+  EXPECT_TRUE(cuda_detail::hopper_coarsening(coalescing::full, arith::low, sharing::low).grid_stride);
+  EXPECT_EQ(hopper_coarsening(coalescing::full, arith::medium, sharing::low).items, 1U);  // Black-Scholes
+  EXPECT_TRUE(hopper_coarsening(coalescing::full, arith::medium, sharing::low).grid_stride);
+  EXPECT_EQ(hopper_coarsening(coalescing::deflt, arith::deflt, sharing::deflt).items, 1U);
+  EXPECT_EQ(hopper_coarsening(coalescing::medium, arith::medium, sharing::medium).items, 1U);  // stencils
+  EXPECT_TRUE(hopper_coarsening(coalescing::medium, arith::medium, sharing::medium).grid_stride);
+  EXPECT_FALSE(hopper_coarsening(coalescing::full, arith::high, sharing::low).grid_stride);
   EXPECT_EQ(hopper_coarsening(coalescing::full, arith::high, sharing::low).items, 1U);         // recurrence
   EXPECT_EQ(hopper_coarsening(coalescing::full, arith::low, sharing::high).items, 1U);         // matmul
   EXPECT_EQ(hopper_coarsening(coalescing::scattered, arith::low, sharing::low).items, 1U);
@@ -102,8 +114,9 @@ TEST(CudaGeometry, StreamingKernelsAreCoarsenedComputeBoundOnesAreNot) {
 
 TEST(CudaGeometry, CoarseningIsFittedToTheSpace) {
   const Traits streaming{coalescing::full, arith::low, sharing::low};
-  EXPECT_EQ(geometry_for(streaming, Threads(16384, 16384)).items, 4U);
-  EXPECT_EQ(geometry_for(streaming, Threads(1000, 1000)).items, 2U) << "1M threads: 4 would leave the H200 half idle";
+  EXPECT_EQ(geometry_for(streaming, Threads(16384, 16384)).items, 2U);
+  EXPECT_EQ(geometry_for(streaming, Threads(1000, 1000)).items, 2U);
+  EXPECT_EQ(geometry_for(streaming, Threads(500, 500)).items, 1U) << "250k threads: 2 would leave the H200 half idle";
   EXPECT_EQ(geometry_for(streaming, Threads(100, 100)).items, 1U);
   EXPECT_EQ(geometry_for(streaming, Threads(1 << 22, 100)).items, 1U) << "100 columns: one block's 128 cover them";
   EXPECT_EQ(geometry_for(streaming, Threads(1 << 20, 300)).items, 2U);
@@ -111,7 +124,7 @@ TEST(CudaGeometry, CoarseningIsFittedToTheSpace) {
   EXPECT_EQ(geometry_for(Traits::fixed_block(1, 256), Threads(1 << 26)).items, 1U) << "fixed shapes are code";
   EXPECT_EQ(geometry_for(streaming, Threads(1 << 26), {}, /*coarsen=*/false).items, 1U) << "native variants";
   const cuda_detail::DeviceLimits small{{2147483647U, 65535U, 65535U}, 4, 2048, 32};  // a 4-SM device
-  EXPECT_EQ(geometry_for(streaming, Threads(1000, 1000), small).items, 4U);
+  EXPECT_EQ(geometry_for(streaming, Threads(1000, 1000), small).items, 2U);
 }
 
 TEST(CudaGeometry, CoarsenedAndGridStrideGridsCoverTheSpace) {

@@ -114,19 +114,22 @@ struct Coarsening {
 };
 inline constexpr unsigned max_items = 8;
 
-// Hopper (sm_90): streaming kernels (little sharing, arithmetic low or medium) run 4 logical
-// threads per CUDA thread, stencils and misaligned access 2; compute-bound kernels (arithmetic
-// high), threads that share data within a block (matmul) and scattered access keep 1: they gain
-// nothing from more bytes in flight and lose parallelism. Streaming kernels with medium
-// arithmetic (math library calls, which branch) also prefetch. Checked by
-// bench/cuda/bench_geometry.cu and swept by bench/cuda/bench_coarsening.cu.
+// Hopper (sm_90), fitted to the sweep of bench/cuda/bench_coarsening.cu on the H200
+// (bench/results/cuda-h200.md, 2026-12-03): a grid of one wave of resident blocks striding over
+// the space beats one block per chunk for every streaming kernel (matadd 0.82 of the D2D copy
+// against 0.67, Black-Scholes 0.71 against 0.64); more items per thread help only the simplest
+// bodies (2 items: jacobi's copy 0.74 against 0.62 with 1) and hurt the ones that call the math
+// library (Black-Scholes 0.53 with 2), and prefetching never paid for itself. So: streaming
+// bodies with low arithmetic, 2 items on a striding grid; other streaming and stencil bodies, 1
+// item on a striding grid; compute-bound kernels, threads that share data within a block
+// (matmul) and scattered access keep the plain grid.
 constexpr Coarsening hopper_coarsening(coalescing c, arith a, sharing s) {
   if (c == coalescing::deflt) c = coalescing::full;
   if (a == arith::deflt) a = arith::medium;
   if (s == sharing::deflt) s = sharing::low;
   if (c == coalescing::scattered || a == arith::high || s == sharing::high) return {1, false, Prefetch::none};
-  if (s == sharing::medium || c == coalescing::medium) return {2, false, Prefetch::none};
-  return {4, false, a == arith::medium ? Prefetch::l1 : Prefetch::none};
+  if (s == sharing::low && c == coalescing::full && a == arith::low) return {2, true, Prefetch::none};
+  return {1, true, Prefetch::none};
 }
 
 constexpr unsigned blocks_for(index_t n, unsigned per_block) {
