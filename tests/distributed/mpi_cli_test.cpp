@@ -57,7 +57,7 @@ class Mpi : public ::testing::Test {
                                   "OMPI_MCA_btl_vader_single_copy_mechanism=none",
                                   "OMPI_MCA_rmaps_base_oversubscribe=1"};
     argv.insert(argv.end(), env.begin(), env.end());
-    argv.insert(argv.end(), {"timeout", "120", CTRL_MPIRUN, "-np", "2", "--bind-to", "none", path("rank.sh")});
+    argv.insert(argv.end(), {"timeout", "120", CTRL_MPIRUN, "-np", "2", "--oversubscribe", "--bind-to", "none", path("rank.sh")});
     argv.insert(argv.end(), args.begin(), args.end());
     return ctrl::test::run_command(argv, dir_);
   }
