@@ -170,24 +170,12 @@ double pinned_seconds(cudaMemcpyKind kind) {
   BENCH_CUDA(cudaMallocHost(&h, transfer_bytes));
   cudabench::fill(static_cast<float*>(h), transfer_bytes / 4, 9, 0, 1);
   cudabench::DeviceArray<char> d(transfer_bytes);
-  cudaEvent_t e0, e1;
-  BENCH_CUDA(cudaEventCreate(&e0));
-  BENCH_CUDA(cudaEventCreate(&e1));
-  std::vector<double> t;
-  for (int i = 0; i < 10; ++i) {
-    BENCH_CUDA(cudaEventRecord(e0));
+  const double t = cudabench::median_event_seconds(10, 2, [&] {
     if (kind == cudaMemcpyHostToDevice) BENCH_CUDA(cudaMemcpyAsync(d.p, h, transfer_bytes, kind));
     else BENCH_CUDA(cudaMemcpyAsync(h, d.p, transfer_bytes, kind));
-    BENCH_CUDA(cudaEventRecord(e1));
-    BENCH_CUDA(cudaEventSynchronize(e1));
-    float ms = 0;
-    BENCH_CUDA(cudaEventElapsedTime(&ms, e0, e1));
-    if (i >= 2) t.push_back(ms * 1e-3);
-  }
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
+  });
   cudaFreeHost(h);
-  return median(t);
+  return t;
 }
 
 CUDA_BENCH(BM_HostToDevice) {

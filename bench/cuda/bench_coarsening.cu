@@ -121,18 +121,11 @@ CUDA_BENCH(BM_CoarseningMatAdd) {
 CUDA_BENCH(BM_CoarseningBlackScholes) {
   BENCH_REQUIRE_GPU(state);
   const ctrl::index_t n = ctrl::index_t{1} << 27;
-  std::vector<float> h(static_cast<std::size_t>(n));
-  cudabench::DeviceArray<float> price(n), strike(n), years(n), call(n), put(n);
-  cudabench::fill(h.data(), h.size(), 1, 5, 30);
-  BENCH_CUDA(cudaMemcpy(price.p, h.data(), n * 4, cudaMemcpyHostToDevice));
-  cudabench::fill(h.data(), h.size(), 2, 1, 100);
-  BENCH_CUDA(cudaMemcpy(strike.p, h.data(), n * 4, cudaMemcpyHostToDevice));
-  cudabench::fill(h.data(), h.size(), 3, 0.25F, 10);
-  BENCH_CUDA(cudaMemcpy(years.p, h.data(), n * 4, cudaMemcpyHostToDevice));
+  cudabench::BlackScholesArrays bs(static_cast<std::size_t>(n));
   const ctrl::index_t ext[1] = {n};
-  sweep<apps::BlackScholes>(state, "blackscholes", ctrl::Threads(n), 5.0 * 4 * n, ctrl::Out<float>(call.p, ext),
-                            ctrl::Out<float>(put.p, ext), ctrl::In<float>(price.p, ext), ctrl::In<float>(strike.p, ext),
-                            ctrl::In<float>(years.p, ext), 0.02F, 0.30F);
+  sweep<apps::BlackScholes>(state, "blackscholes", ctrl::Threads(n), 5.0 * 4 * n, ctrl::Out<float>(bs.call.p, ext),
+                            ctrl::Out<float>(bs.put.p, ext), ctrl::In<float>(bs.price.p, ext), ctrl::In<float>(bs.strike.p, ext),
+                            ctrl::In<float>(bs.years.p, ext), 0.02F, 0.30F);
 }
 
 // Jacobi's two kernels at the twin's size (bytes: the matrix read once and written once).

@@ -56,22 +56,10 @@ double d2d_bandwidth() {
     const std::size_t bytes = std::size_t{1} << 30;
     DeviceArray<char> a(bytes), b(bytes);
     BENCH_CUDA(cudaMemset(a.p, 1, bytes));
-    cudaEvent_t e0, e1;
-    BENCH_CUDA(cudaEventCreate(&e0));
-    BENCH_CUDA(cudaEventCreate(&e1));
-    std::vector<double> t;
-    for (int i = 0; i < 12; ++i) {
-      BENCH_CUDA(cudaEventRecord(e0));
+    const double t = median_event_seconds(12, 2, [&] {
       BENCH_CUDA(cudaMemcpyAsync(b.p, a.p, bytes, cudaMemcpyDeviceToDevice));
-      BENCH_CUDA(cudaEventRecord(e1));
-      BENCH_CUDA(cudaEventSynchronize(e1));
-      float ms = 0;
-      BENCH_CUDA(cudaEventElapsedTime(&ms, e0, e1));
-      if (i >= 2) t.push_back(ms * 1e-3);
-    }
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    return 2.0 * static_cast<double>(bytes) / median(t);
+    });
+    return 2.0 * static_cast<double>(bytes) / t;
   }();
   return bw;
 }
@@ -137,6 +125,16 @@ void fill(float* p, std::size_t n, std::uint32_t seed, float lo, float hi) {
     x ^= x << 5;
     p[i] = lo + static_cast<float>(x) * scale;
   }
+}
+
+BlackScholesArrays::BlackScholesArrays(std::size_t n) : price(n), strike(n), years(n), call(n), put(n) {
+  std::vector<float> h(n);
+  fill(h.data(), n, 1, 5, 30);
+  BENCH_CUDA(cudaMemcpy(price.p, h.data(), n * 4, cudaMemcpyHostToDevice));
+  fill(h.data(), n, 2, 1, 100);
+  BENCH_CUDA(cudaMemcpy(strike.p, h.data(), n * 4, cudaMemcpyHostToDevice));
+  fill(h.data(), n, 3, 0.25F, 10);
+  BENCH_CUDA(cudaMemcpy(years.p, h.data(), n * 4, cudaMemcpyHostToDevice));
 }
 
 StreamContext::StreamContext() {

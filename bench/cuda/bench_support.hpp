@@ -104,6 +104,34 @@ struct DeviceArray {
   DeviceArray& operator=(const DeviceArray&) = delete;
 };
 
+// Black-Scholes' five device arrays of n options, the inputs filled as the case study's ranges.
+struct BlackScholesArrays {
+  explicit BlackScholesArrays(std::size_t n);
+  DeviceArray<float> price, strike, years, call, put;
+};
+
+// The median time in seconds of `reps` runs of `enqueue` (work on the default stream) between two
+// events, the first `skip` runs left out as warm-up.
+template <class F>
+double median_event_seconds(int reps, int skip, F&& enqueue) {
+  cudaEvent_t e0, e1;
+  BENCH_CUDA(cudaEventCreate(&e0));
+  BENCH_CUDA(cudaEventCreate(&e1));
+  std::vector<double> t;
+  for (int i = 0; i < reps; ++i) {
+    BENCH_CUDA(cudaEventRecord(e0));
+    enqueue();
+    BENCH_CUDA(cudaEventRecord(e1));
+    BENCH_CUDA(cudaEventSynchronize(e1));
+    float ms = 0;
+    BENCH_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+    if (i >= skip) t.push_back(ms * 1e-3);
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  return median(t);
+}
+
 bool have_gpu();
 
 // Runs a benchmark's body; an exception (a failed CUDA call, ctrl's errors) marks the benchmark
