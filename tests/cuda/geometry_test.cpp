@@ -150,3 +150,18 @@ TEST(CudaGeometry, CoarsenedAndGridStrideGridsCoverTheSpace) {
 }
 
 }  // namespace
+
+TEST(CudaGeometry, SpacesThatOneBlockCoversGetABlockNoLargerThanThem) {
+  const auto one = geometry_for(Traits{}, Threads(1));
+  EXPECT_EQ(one.block[0] * one.block[1] * one.block[2], 32U) << "one warp for one thread";
+  EXPECT_EQ(one.grid[0] * one.grid[1] * one.grid[2], 1U);
+  const auto fifty = geometry_for(Traits{}, Threads(50));
+  EXPECT_EQ(fifty.block[0], 64U);
+  const auto small = geometry_for(Traits{}, Threads(3, 3));
+  EXPECT_LE(small.block[0] * small.block[1], 32U * 3U);
+  EXPECT_FALSE(cuda_detail::needs_grid_loop(small, Threads(3, 3)));
+  // Larger spaces and fixed shapes keep the table's block.
+  EXPECT_EQ(geometry_for(Traits{}, Threads(1 << 20)).block[0], 256U);
+  const auto fixed = geometry_for(Traits::fixed_block(16, 16), Threads(2, 2));
+  EXPECT_EQ(fixed.block[0] * fixed.block[1], 256U) << "fixed shapes are code";
+}

@@ -194,11 +194,25 @@ constexpr Coarsening fitted_coarsening(Coarsening co, const HwShape& b, const Th
   return co;
 }
 
+// A space that one block covers gets a block no larger than the space (x in whole warps): a tiny
+// launch (the empty kernel, a 3x3 update) then schedules one warp instead of eight, which is
+// what a launch costs on the GPU's side when launches come back to back.
+constexpr HwShape fitted_block(HwShape b, const Threads& space) {
+  const HwExtents hw = hardware_extents(space);
+  if (hw.e[0] > b.x || hw.e[1] > b.y || hw.e[2] > b.z) return b;
+  const auto warps = static_cast<unsigned>((hw.e[0] + 31) / 32);
+  b.x = warps * 32 < b.x ? warps * 32 : b.x;
+  b.y = static_cast<unsigned>(hw.e[1] < 1 ? 1 : hw.e[1]);
+  b.z = static_cast<unsigned>(hw.e[2] < 1 ? 1 : hw.e[2]);
+  return b;
+}
+
 // The table's geometry for a kernel: its block, and its coarsening unless `coarsen` is false
 // (native variants see the hardware: one logical thread per CUDA thread) or the shape is fixed.
 constexpr detail::CudaGeometry geometry_for(const Traits& t, const Threads& space, const DeviceLimits& lim = {},
                                             bool coarsen = true) {
-  const HwShape b = block_shape(t, space);
+  HwShape b = block_shape(t, space);
+  if (!t.block.fixed()) b = fitted_block(b, space);
   Coarsening co{};
   if (coarsen && !t.block.fixed()) co = fitted_coarsening(hopper_coarsening(t.coal, t.ops, t.share), b, space, lim);
   return geometry_for(b, space, lim, co);
