@@ -1,6 +1,7 @@
 // `ctrl devices | power | profile | run` end to end, through the built tool: outputs, files, the
 // loop profile -> pareto -> run, resumption after an interruption, and exit codes (0 ok, 1 failure,
 // 2 bad arguments or input, 130 interrupted).
+#include <ctrl/io/npy.hpp>
 #include <ctrl/partition/profile_csv.hpp>
 
 #include <gtest/gtest.h>
@@ -232,6 +233,36 @@ TEST_F(Cli, RunFft2dFromTheProfileAlone) {
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("check: passed"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Parseval"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, DevicesWritesASelectionForThisHost) {
+  const Result r = run({"devices", "--write-selection", path("sel.txt"), "--groups", "1"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string text = slurp(path("sel.txt"));
+  EXPECT_NE(text.find("\nhost "), std::string::npos) << "one process: a host line: " << text;
+  EXPECT_NE(text.find(": cpu:"), std::string::npos) << text;
+  EXPECT_FALSE(fs::exists(path("sel.txt.tmp")));
+  const Result bad = run({"devices", "--write-selection", path("no/such/dir/sel.txt")});
+  EXPECT_EQ(bad.code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("cannot write the selection file"), std::string::npos) << bad.err;
+}
+
+TEST_F(Cli, RunWritesTheOutputMatrixOnlyWhenItIsRight) {
+  const Result r = run({"run", "fft2d", "--split", "cpu:0=5", "--split", "cpu:1=3", "--cols", "16", "--output",
+                        path("Y.npy")},
+                       quick);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto header = ctrl::npy::read_header(path("Y.npy"));
+  EXPECT_EQ(header.dtype, "<c8");
+  EXPECT_EQ(header.shape, (std::vector<std::size_t>{8, 16}));
+  const Result d = run({"run", "dgemm", "--split", "cpu:0=4", "--cols", "8", "--output", path("C.npy")}, quick);
+  ASSERT_EQ(d.code, 0) << d.err;
+  const auto c = ctrl::npy::load<double>(path("C.npy"));
+  EXPECT_EQ(c.shape, (std::vector<std::size_t>{4, 8}));
+  // Without --selection, a processor named with a host is refused.
+  const Result host = run({"run", "dgemm", "--split", "node1/cpu:0=4"}, quick);
+  EXPECT_EQ(host.code, 2);
+  EXPECT_NE(host.err.find("names a host"), std::string::npos) << host.err;
 }
 
 TEST_F(Cli, BadArgumentsExitWith2AndSayWhy) {
