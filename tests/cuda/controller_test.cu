@@ -2,6 +2,8 @@
 // sub-tiles, several controllers. Skipped, counted as skipped, where no GPU answers.
 #include "cuda_test_support.hpp"
 #include "test_kernels.hpp"
+#include "jacobi/jacobi_kernels.hpp"
+#include "matadd/matadd_kernels.hpp"
 
 #include <ctrl/cuda.hpp>
 
@@ -35,7 +37,7 @@ TEST(CudaController, MatAddIsRightAndMovesExactBytes) {
   Controller gpu{ctrl::cuda(0)};
   EXPECT_FALSE(gpu.shares_host_memory());
   gpu.attach(a, b, c);
-  gpu.launch<cudatest::Add2>(Threads(rows, cols), c, a, b);
+  gpu.launch<apps::MatAdd>(Threads(rows, cols), c, a, b);
   gpu.detach(a, b, c);
   for (ctrl::index_t i = 0; i < rows; ++i)
     for (ctrl::index_t j = 0; j < cols; ++j) ASSERT_EQ(c(i, j), a(i, j) + b(i, j)) << i << "," << j;
@@ -54,8 +56,8 @@ TEST(CudaController, JacobiHundredIterationsCopiesTheMatrixInOnceAndOutOnce) {
   gpu.create_internal(copy);
   gpu.attach(m);
   for (int it = 0; it < 100; ++it) {
-    gpu.launch<cudatest::JacobiCopy>(Threads(rows, cols), copy, m);
-    gpu.launch<cudatest::JacobiUpdate>(Threads(rows - 2, cols - 2), m, copy);
+    gpu.launch<apps::JacobiCopy>(Threads(rows, cols), copy, m);
+    gpu.launch<apps::JacobiUpdate>(Threads(rows - 2, cols - 2), m, copy);
   }
   gpu.detach(m);
   gpu.destroy_internal(copy);

@@ -3,6 +3,7 @@
 #include "cuda_test_support.hpp"
 #include "host_compiled_launch.hpp"
 #include "test_kernels.hpp"
+#include "matadd/matadd_kernels.hpp"
 
 #include <ctrl/cuda.hpp>
 
@@ -65,7 +66,7 @@ TEST(CudaErrors, OutOfMemoryNamesTheTileAndTheControllerCarriesOn) {
   a.fill(1.0F);
   b.fill(2.0F);
   gpu.attach(a, b, c);
-  gpu.launch<cudatest::Add2>(Threads(100, 100), c, a, b);
+  gpu.launch<apps::MatAdd>(Threads(100, 100), c, a, b);
   gpu.detach(a, b, c);
   for (float e : c.elements()) ASSERT_EQ(e, 3.0F);
 }
@@ -96,7 +97,7 @@ TEST(CudaErrors, FailedLaunchIsReportedAtWaitAndTheControllerCarriesOn) {
   a.fill(1.0F);
   b.fill(1.0F);
   gpu.attach(a, b, c);
-  gpu.launch<cudatest::Add2>(Threads(8, 8), c, a, b);
+  gpu.launch<apps::MatAdd>(Threads(8, 8), c, a, b);
   gpu.detach(a, b, c);
   for (float e : c.elements()) ASSERT_EQ(e, 2.0F);
 }

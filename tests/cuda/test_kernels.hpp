@@ -1,20 +1,12 @@
 // Kernels of the CUDA controller's tests: written once, generic, with the paper's row-major index
-// meaning. Host-only (no nvcc needed): host_compiled_launch.cpp includes it too.
+// meaning. Host-only (no nvcc needed): host_compiled_launch.cpp includes it too. The case studies'
+// kernels (apps::MatAdd, apps::JacobiCopy/Update) serve as they are.
 #pragma once
 #include <ctrl/ctrl.hpp>
 
 #include <cstdint>
 
 namespace cudatest {
-
-struct Add2 {
-  static constexpr const char* name = "add2";
-  static constexpr ctrl::Traits traits{ctrl::coalescing::full, ctrl::arith::low, ctrl::sharing::low};
-  CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::Out<float, 2> c, ctrl::In<float, 2> a,
-                                   ctrl::In<float, 2> b) const {
-    c(t.x, t.y) = a(t.x, t.y) + b(t.x, t.y);
-  }
-};
 
 struct Scale2 {
   static constexpr const char* name = "scale2";
@@ -30,23 +22,6 @@ struct Copy1 {
   static constexpr const char* name = "copy1";
   CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::Out<float, 1> dst, ctrl::In<float, 1> src) const {
     dst(t.x) = src(t.x);
-  }
-};
-
-// The paper's Jacobi (controllers.txt Fig. 3): copy, then the interior update.
-struct JacobiCopy {
-  static constexpr const char* name = "jacobi_copy";
-  static constexpr ctrl::Traits traits{ctrl::coalescing::full, ctrl::arith::low, ctrl::sharing::low};
-  CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::Out<float, 2> dst, ctrl::In<float, 2> src) const {
-    dst(t.x, t.y) = src(t.x, t.y);
-  }
-};
-struct JacobiUpdate {
-  static constexpr const char* name = "jacobi_update";
-  static constexpr ctrl::Traits traits{ctrl::coalescing::medium, ctrl::arith::medium, ctrl::sharing::medium};
-  CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::Out<float, 2> dst, ctrl::In<float, 2> src) const {
-    const ctrl::index_t r = t.x + 1, c = t.y + 1;
-    dst(r, c) = (src(r + 1, c) + src(r - 1, c) + src(r, c + 1) + src(r, c - 1)) * 0.25F;
   }
 };
 
