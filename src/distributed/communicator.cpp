@@ -88,6 +88,17 @@ std::string Communicator::who(int rank, const std::string& host) const {
   return fmt::format("rank {} of {} ({})", rank, size_, host);
 }
 
+std::string Communicator::describe_errors(const std::vector<std::string>& errors,
+                                          const std::vector<std::string>& hosts) const {
+  std::string text;
+  for (std::size_t r = 0; r < errors.size(); ++r) {
+    if (errors[r].empty()) continue;
+    const std::string rank = r < hosts.size() ? who(static_cast<int>(r), hosts[r]) : fmt::format("rank {} of {}", r, size_);
+    text += fmt::format("{}{}: {}", text.empty() ? "" : "; ", rank, errors[r]);
+  }
+  return text;
+}
+
 void Communicator::abort(int code, const std::string& message) const {
   std::fprintf(stderr, "ctrl: %s: %s\n", who().c_str(), message.c_str());
   std::fflush(stderr);
@@ -158,14 +169,6 @@ bool Communicator::any(bool local, const char* what) {
   check(MPI_Iallreduce(&in, &out, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD, &r), *this, "MPI_Iallreduce", what);
   wait(&r, what);
   return out != 0;
-}
-
-double Communicator::max(double local, const char* what) {
-  double out = 0;
-  MPI_Request r;
-  check(MPI_Iallreduce(&local, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD, &r), *this, "MPI_Iallreduce", what);
-  wait(&r, what);
-  return out;
 }
 
 std::vector<std::byte> Communicator::gather_rows(std::span<const std::byte> mine, std::size_t rows,

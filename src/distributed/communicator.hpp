@@ -44,11 +44,14 @@ class Communicator {
   std::vector<std::string> allgather(const std::string& mine, const char* what);
   void broadcast(std::string& text, const char* what);  // rank 0's text to every rank
   bool any(bool local, const char* what);
-  double max(double local, const char* what);
   // Rank 0 receives every rank's `rows` rows of `row_bytes` bytes (in rank order, one buffer);
   // the others get an empty vector.
   std::vector<std::byte> gather_rows(std::span<const std::byte> mine, std::size_t rows, std::size_t row_bytes,
                                      std::vector<std::size_t>& rows_per_rank, const char* what);
+
+  // "rank 1 of 2 (node1): what failed; ..." for the ranks whose entry of `errors` is not empty
+  // (`hosts`: each rank's, or empty when not known); empty when every entry is.
+  std::string describe_errors(const std::vector<std::string>& errors, const std::vector<std::string>& hosts) const;
 
   // Prints "ctrl: <who>: <message>" and ends the whole job (MPI_Abort) with `code`.
   [[noreturn]] void abort(int code, const std::string& message) const;

@@ -3,6 +3,8 @@
 #include "distributed/processor_codec.hpp"
 #include "workloads/selection.hpp"
 
+#include <ctrl/io/npy.hpp>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -34,9 +36,6 @@ std::vector<std::string> errors_of(const std::vector<json>& all) {
   return out;
 }
 
-std::size_t itemsize(const std::string& dtype) {
-  return dtype == "<c16" ? 16 : dtype == "<f8" || dtype == "<c8" || dtype == "<i8" ? 8 : dtype == "<f4" ? 4 : 0;
-}
 
 }  // namespace
 
@@ -105,10 +104,7 @@ DistributedTeam::DistributedTeam(Communicator& comm, const std::vector<DeviceSpe
           const std::string why = fmt::format("no sensor of its own: {} also measures {} (rank {})",
                                               infos_[x].energy_source, infos_[y].name, owner_[y]);
           if (owner_[x] == comm_.rank()) team_->drop_meter(slot_[x], why);
-          infos_[x].energy_source = "none";
-          infos_[x].energy_absent = why;
-          infos_[x].update_interval_s = 0;
-          infos_[x].base_power_w.reset();
+          workloads::mark_energy_absent(infos_[x], why);
         }
     }
 
@@ -149,10 +145,7 @@ DistributedTeam::DistributedTeam(Communicator& comm, const std::vector<DeviceSpe
 DistributedTeam::~DistributedTeam() = default;
 
 void DistributedTeam::raise_if_any(const std::vector<std::string>& errors, bool usage) const {
-  std::string text;
-  for (std::size_t r = 0; r < errors.size(); ++r)
-    if (!errors[r].empty())
-      text += fmt::format("{}{}: {}", text.empty() ? "" : "; ", comm_.who(static_cast<int>(r), hosts_.empty() ? "?" : hosts_.at(r)), errors[r]);
+  const std::string text = comm_.describe_errors(errors, hosts_);
   if (text.empty()) return;
   if (usage) throw workloads::AgreedUsageError(text);
   throw workloads::AgreedDeviceError(text);
@@ -160,10 +153,14 @@ void DistributedTeam::raise_if_any(const std::vector<std::string>& errors, bool 
 
 int DistributedTeam::batch_for(double run_s) const { return workloads::runs_to_fill(round_s_, run_s); }
 
-std::vector<Block> DistributedTeam::local_blocks(const std::vector<Block>& blocks) const {
+void DistributedTeam::require_one_block_each(const std::vector<Block>& blocks) const {
   if (blocks.size() != infos_.size())
     throw UsageError(fmt::format("a round needs one block per processor: {} blocks for {} processors", blocks.size(),
                                  infos_.size()));
+}
+
+std::vector<Block> DistributedTeam::local_blocks(const std::vector<Block>& blocks) const {
+  require_one_block_each(blocks);
   std::vector<Block> out;
   for (const std::size_t g : mine_) out.push_back(blocks[g]);
   return out;
@@ -290,7 +287,7 @@ Check DistributedTeam::verify(const workloads::Problem& problem, const std::vect
 void DistributedTeam::write_output(const workloads::Problem& problem, const std::vector<Block>& blocks,
                                    const std::string& path) {
   // Every rank sends its blocks' rows in processor order; the root puts them in place.
-  (void)local_blocks(blocks);
+  require_one_block_each(blocks);
   std::vector<std::byte> mine;
   std::size_t rows = 0;
   for (std::size_t i = 0; i < infos_.size(); ++i)
@@ -299,7 +296,8 @@ void DistributedTeam::write_output(const workloads::Problem& problem, const std:
       mine.insert(mine.end(), bytes.begin(), bytes.end());
       rows += static_cast<std::size_t>(blocks[i].rows());
     }
-  const std::size_t row_bytes = static_cast<std::size_t>(problem.cols()) * itemsize(problem.output_dtype());
+  const std::size_t row_bytes =
+      static_cast<std::size_t>(problem.cols()) * npy::detail::find_dtype(problem.output_dtype())->itemsize;
   std::vector<std::size_t> per_rank;
   const std::vector<std::byte> all = comm_.gather_rows(mine, rows, row_bytes, per_rank, "gathering the outputs");
   std::string error;

@@ -60,6 +60,7 @@ class DistributedTeam final : public workloads::Platform {
   // Raises on every rank the errors that some ranks report (empty strings: none), as an Agreed
   // error naming each failing rank; `usage`: a UsageError rather than a DeviceError.
   void raise_if_any(const std::vector<std::string>& errors, bool usage) const;
+  void require_one_block_each(const std::vector<workloads::Block>& blocks) const;
   std::vector<workloads::Block> local_blocks(const std::vector<workloads::Block>& blocks) const;
 
   Communicator& comm_;

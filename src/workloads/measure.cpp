@@ -79,8 +79,7 @@ MeasureResult measure(Platform& team, Problem& problem, const std::vector<Block>
       if (rule.max_seconds > 0 && team.any(elapsed() >= rule.max_seconds)) break;
     }
   }
-  const bool was_stopped = stopped();
-  out.interrupted = was_stopped && !(out.reps >= rule.min_reps && out.converged);
+  out.interrupted = stopped() && !(out.reps >= rule.min_reps && out.converged);
   for (std::size_t i = 0; i < n; ++i) {
     out.processors[i].time = estimate(times[i]);
     out.processors[i].runs_per_round = out.reps > 0 ? runs[i] / out.reps : 0.0;

@@ -79,22 +79,25 @@ ResumePlan from_text(const std::string& text) {
   return p;
 }
 
-}  // namespace
-
-ProfileOutcome run_profile(const ProfileRequest& req, ProfileObserver& obs, const StopFlag* stop) {
-  find_workload(req.app);
+// The request's own errors (application, rule, sizes, file), before any device is touched.
+const Workload& checked_app(const ProfileRequest& req) {
+  const Workload& app = find_workload(req.app);
   req.rule.validate();
   if (req.sizes.empty()) throw UsageError("no sizes to profile: give --sizes FROM:TO:STEP");
   if (req.out.empty()) throw UsageError("no profile file: give --out FILE.csv");
+  return app;
+}
+
+}  // namespace
+
+ProfileOutcome run_profile(const ProfileRequest& req, ProfileObserver& obs, const StopFlag* stop) {
+  checked_app(req);
   Team team(req.devices, req.team);
   return run_profile(req, team, obs, stop);
 }
 
 ProfileOutcome run_profile(const ProfileRequest& req, Platform& team, ProfileObserver& obs, const StopFlag* stop) {
-  const Workload& app = find_workload(req.app);
-  req.rule.validate();
-  if (req.sizes.empty()) throw UsageError("no sizes to profile: give --sizes FROM:TO:STEP");
-  if (req.out.empty()) throw UsageError("no profile file: give --out FILE.csv");
+  const Workload& app = checked_app(req);
   std::vector<std::string> names;
   for (std::size_t i = 0; i < team.size(); ++i) names.push_back(team.info(i).name);
 
@@ -176,7 +179,7 @@ ProfileOutcome run_profile(const ProfileRequest& req, Platform& team, ProfileObs
     }
   if (any) outcome.platform_base_power = base_sum;
 
-  obs.plan(todo.size(), outcome.resumed);
+  obs.plan(todo, outcome.resumed);
   if (todo.empty()) return outcome;
 
   for (std::size_t k = 0; k < todo.size(); ++k) {

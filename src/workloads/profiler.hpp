@@ -29,7 +29,8 @@ class ProfileObserver {
  public:
   virtual ~ProfileObserver() = default;
   virtual void note(const std::string& /*line*/) {}
-  virtual void plan(std::size_t /*to_measure*/, std::size_t /*already_done*/) {}
+  // The sizes to measure now (the file's complete ones left out), and how many were there.
+  virtual void plan(const std::vector<index_t>& /*to_measure*/, std::size_t /*already_done*/) {}
   virtual void size_begin(index_t /*size*/, std::size_t /*k*/) {}
   virtual void round(index_t /*size*/, const RoundProgress& /*p*/) {}
   virtual void size_end(index_t /*size*/, const MeasureResult& /*m*/, const std::vector<ProfileRow>& /*rows*/) {}

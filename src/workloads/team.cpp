@@ -163,13 +163,17 @@ std::size_t Team::size() const { return members_.size(); }
 const ProcessorInfo& Team::info(std::size_t i) const { return members_.at(i)->info; }
 Controller& Team::controller(std::size_t i) { return *members_.at(i)->controller; }
 
+void mark_energy_absent(ProcessorInfo& info, std::string reason) {
+  info.energy_source = "none";
+  info.energy_absent = std::move(reason);
+  info.update_interval_s = 0;
+  info.base_power_w.reset();
+}
+
 void Team::drop_meter(std::size_t i, std::string reason) {
   auto& m = *members_.at(i);
   m.meter.reset();
-  m.info.energy_source = "none";
-  m.info.energy_absent = std::move(reason);
-  m.info.update_interval_s = 0;
-  m.info.base_power_w.reset();
+  mark_energy_absent(m.info, std::move(reason));
 }
 
 double Team::min_window_s() const {

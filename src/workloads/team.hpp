@@ -113,6 +113,9 @@ class Team final : public Platform {
   TeamOptions options_;
 };
 
+// Marks a processor's energy absent for `reason` (no source, no base power).
+void mark_energy_absent(ProcessorInfo& info, std::string reason);
+
 // Runs of `run_s` that last at least `round_s` (1 when one run does; bounded).
 int runs_to_fill(double round_s, double run_s);
 

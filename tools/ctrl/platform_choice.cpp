@@ -42,10 +42,7 @@ distributed::Communicator& communicator(double timeout_s) {
 
 // Raises on every rank the errors some ranks have (the same message everywhere).
 void agree(distributed::Communicator& c, const std::string& error, const char* what) {
-  std::string all;
-  const auto errors = c.allgather(error, what);
-  for (std::size_t r = 0; r < errors.size(); ++r)
-    if (!errors[r].empty()) all += fmt::format("{}rank {}: {}", all.empty() ? "" : "; ", r, errors[r]);
+  const std::string all = c.describe_errors(c.allgather(error, what), {});
   if (!all.empty()) throw workloads::AgreedUsageError(all);
 }
 #endif

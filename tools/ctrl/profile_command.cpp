@@ -35,14 +35,13 @@ struct ProfileArgs {
 
 class Observer final : public workloads::ProfileObserver {
  public:
-  Observer(ProgressBar& bar, std::vector<index_t> todo) : bar_(bar), todo_(std::move(todo)) {
-    for (const index_t s : todo_) todo_weight_ += static_cast<double>(s);  // bigger sizes take longer
-  }
+  explicit Observer(ProgressBar& bar) : bar_(bar) {}
 
   void note(const std::string& line) override { bar_.line("profile: " + line); }
-  void plan(std::size_t to_measure, std::size_t done) override {
-    total_ = to_measure;
-    bar_.line(fmt::format("profile: {} size{} to measure{}", to_measure, to_measure == 1 ? "" : "s",
+  void plan(const std::vector<index_t>& todo, std::size_t done) override {
+    total_ = todo.size();
+    for (const index_t s : todo) todo_weight_ += static_cast<double>(s);  // bigger sizes take longer
+    bar_.line(fmt::format("profile: {} size{} to measure{}", total_, total_ == 1 ? "" : "s",
                           done ? fmt::format(" ({} already in the file)", done) : std::string()));
   }
   void size_begin(index_t size, std::size_t k) override {
@@ -77,7 +76,6 @@ class Observer final : public workloads::ProfileObserver {
   }
 
   ProgressBar& bar_;
-  std::vector<index_t> todo_;
   std::size_t total_ = 0, k_ = 0;
   index_t current_ = 0;
   double todo_weight_ = 0, done_weight_ = 0;
@@ -119,13 +117,7 @@ int run_profile_command(const ProfileArgs& a) {
   std::signal(SIGTERM, on_interrupt);  // in an MPI job the launcher's SIGTERM is the Communicator's
   const auto platform = open_platform(a.platform, req.devices, req.team);
   ProgressBar bar(ProgressBar::parse_mode(platform->is_root() ? a.measure.progress : std::string("none")));
-  std::vector<index_t> todo;
-  if (platform->is_root()) {
-    const auto existing = workloads::read_profile_file(req.out);
-    for (const index_t s : req.sizes)
-      if (!std::binary_search(existing.complete_sizes.begin(), existing.complete_sizes.end(), s)) todo.push_back(s);
-  }
-  Observer obs(bar, todo);
+  Observer obs(bar);
   const workloads::ProfileOutcome o = workloads::run_profile(req, *platform, obs, &stop);
   interrupted = nullptr;
   bar.finish();
