@@ -324,4 +324,24 @@ RoundResult Team::round(Problem& problem, const std::vector<Block>& blocks, int 
   return r;
 }
 
+std::unique_ptr<Problem> Team::make_problem(const Workload& app, const std::vector<Block>& extent, index_t cols,
+                                            std::uint64_t seed) {
+  return app.make_problem(rows_spanned(extent), cols, size(), seed);
+}
+
+Check Team::verify(const Problem& problem, const std::vector<Block>& blocks) { return problem.verify(blocks); }
+
+void Team::write_output(const Problem& problem, const std::vector<Block>& blocks, const std::string& path) {
+  // The blocks in order, gathered into one buffer: they need not be contiguous in the problem.
+  std::vector<std::byte> data;
+  index_t rows = 0;
+  for (const Block& b : blocks) {
+    if (b.empty()) continue;
+    const auto bytes = problem.output_bytes(b);
+    data.insert(data.end(), bytes.begin(), bytes.end());
+    rows += b.rows();
+  }
+  save_rows(path, problem.output_dtype(), rows, problem.cols(), data);
+}
+
 }  // namespace ctrl::workloads
