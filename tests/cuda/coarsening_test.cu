@@ -64,6 +64,9 @@ struct Device {
   explicit Device(std::size_t n) {
     EXPECT_EQ(cudaMalloc(&p, n * sizeof(T)), cudaSuccess);
     EXPECT_EQ(cudaMemset(p, 0, n * sizeof(T)), cudaSuccess);
+    // cudaMemset runs on the legacy default stream, which a non-blocking stream does not wait
+    // for: without this, a kernel on Stream could run before the zeros land (seen under load).
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   }
   ~Device() { cudaFree(p); }
   std::vector<T> host(std::size_t n) const {
