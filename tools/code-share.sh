@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# How much of each case study's code is shared between device kinds (xeon-phi-controller.txt's
+# How much of each case study's code is shared between device kinds (the Xeon Phi paper's
 # 97 % measure), counted in non-blank, non-comment lines. Prints a Markdown table.
 set -euo pipefail
 cd "$(dirname "$0")/.."

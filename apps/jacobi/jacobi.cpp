@@ -1,4 +1,4 @@
-// jacobi on a ctrl controller, as in controllers.txt Fig. 3: m -> m after --iterations sweeps.
+// jacobi on a ctrl controller, as in the Controllers paper Fig. 3: m -> m after --iterations sweeps.
 // See docs/case-studies.md.
 #include "common/app.hpp"
 #include "jacobi/jacobi_kernels.hpp"

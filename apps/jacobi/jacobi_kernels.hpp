@@ -1,4 +1,4 @@
-// jacobi: the 2-D stencil of controllers.txt Fig. 3, an iterative Jacobi solver of the heat
+// jacobi: the 2-D stencil of the Controllers paper Fig. 3, an iterative Jacobi solver of the heat
 // (Poisson) equation. Each iteration is two launches: a copy of the whole matrix into an internal
 // tile, then an update of the interior, every interior cell becoming the mean of its four
 // neighbours in the copy. Boundary cells never change.

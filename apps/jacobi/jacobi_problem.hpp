@@ -16,7 +16,7 @@ struct JacobiParams {
 inline Problem jacobi_problem(JacobiParams& params) {
   Problem p;
   p.name = "jacobi";
-  p.summary = "jacobi: Jacobi iterations of the 2-D heat equation, boundary fixed (controllers.txt Fig. 3)";
+  p.summary = "jacobi: Jacobi iterations of the 2-D heat equation, boundary fixed (the Controllers paper Fig. 3)";
   p.inputs = {"m"};
   p.outputs = {"m"};
   p.size_help = "ROWS [COLS] (COLS defaults to ROWS)";

@@ -1,4 +1,4 @@
-// Controller: owns one device and hides its programming model (controllers.txt §3–4).
+// Controller: owns one device and hides its programming model (the Controllers paper §3–4).
 //
 //   ctrl::Controller gpu{ctrl::cuda(0)}, cpu{ctrl::cpu({4, 5, 6, 7})};
 //   gpu.attach(A, B, C);                                     // the host keeps its hands off

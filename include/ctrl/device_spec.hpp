@@ -35,7 +35,7 @@ DeviceSpec cpu_range(int first, int last);  // inclusive, as in "cpu:first-last"
 DeviceSpec cpu_count(int n);                // the first n usable cores
 // An NVIDIA GPU.
 DeviceSpec cuda(int index);
-// CPU cores with a memory space of their own (the coprocessor model, xeon-phi-controller.txt).
+// CPU cores with a memory space of their own (the coprocessor model, the Xeon Phi paper).
 DeviceSpec offload(std::initializer_list<int> cores);
 DeviceSpec offload(std::vector<int> cores);
 

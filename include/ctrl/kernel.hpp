@@ -1,4 +1,4 @@
-// Kernel introspection. A kernel is a type with any of these members (controllers.txt §3.1.1):
+// Kernel introspection. A kernel is a type with any of these members (the Controllers paper §3.1.1):
 //   CTRL_HOST_DEVICE void operator()(ctrl::Thread, params...) const;     generic, every device
 //   void cpu(const ctrl::CpuBlock&, params...) const;                     native, CPU cores
 //   void cpu_library(ctrl::CpuContext&, params...) const;                 library wrapper, CPU

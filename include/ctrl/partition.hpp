@@ -1,4 +1,4 @@
-// Workload distribution for time and energy (papers/hepopta.txt): profiles, HPOPTA, HEPOPTA,
+// Workload distribution for time and energy (the HEPOPTA paper): profiles, HPOPTA, HEPOPTA,
 // HTPOPTA, the load-balanced distribution and the brute-force reference. See docs/partition.md.
 #pragma once
 #include <ctrl/partition/brute_force.hpp>

@@ -1,4 +1,4 @@
-// A kernel's qualitative characterization (controllers.txt §3.1.2, §4.4). It is the programmer's
+// A kernel's qualitative characterization (the Controllers paper §3.1.2, §4.4). It is the programmer's
 // hint from which the CUDA backend picks a launch geometry; CPU controllers block the index space
 // regularly and ignore it. A kernel states it as a static member:
 //   static constexpr ctrl::Traits traits{ctrl::coalescing::full, ctrl::arith::low, ctrl::sharing::low};

@@ -1,4 +1,4 @@
-// The parts a device kind is composed of (xeon-phi-controller.txt): an execution model (how a
+// The parts a device kind is composed of (the Xeon Phi paper): an execution model (how a
 // kernel's index space runs), a memory space (the communication model: shared with the host, or
 // separate and reached by copies), and a queue. A new kind is a new combination of parts,
 // registered under a name; the controller core knows only these interfaces.

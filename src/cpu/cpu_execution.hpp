@@ -1,5 +1,5 @@
 // The CPU execution model: a launch's index space is split into coarse contiguous blocks of rows,
-// one per pinned worker (controllers.txt §4.5). Library variants run once, on worker 0, and may
+// one per pinned worker (the Controllers paper §4.5). Library variants run once, on worker 0, and may
 // fan out over the workers through CpuContext.
 #pragma once
 #include "../core/device.hpp"

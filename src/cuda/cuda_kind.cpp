@@ -1,4 +1,4 @@
-// The CUDA device kind (controllers.txt §3–4): a composition of
+// The CUDA device kind (the Controllers paper §3–4): a composition of
 //   - CudaExecution: kernels as CUDA grids on the controller's compute stream, their block shape
 //     from the kernel's characterization (include/ctrl/cuda/geometry.hpp); library variants on
 //     the same stream and the controller's cuBLAS handle / cuFFT plans;

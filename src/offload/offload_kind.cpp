@@ -1,4 +1,4 @@
-// The offload kind (xeon-phi-controller.txt): no new runtime, only a new composition of parts.
+// The offload kind (the Xeon Phi paper): no new runtime, only a new composition of parts.
 // CPU execution model (coarse blocks over pinned cores) + a separate memory space reached by
 // explicit copies (the GPU's communication model) + a dedicated queue thread. The cores never
 // touch host tiles: every attached tile gets its own image, in memory bound to the cores' NUMA

@@ -1,6 +1,6 @@
 // A team of abstract processors: one controller per device spec, each with the energy meter that
 // covers its device, run together so that contention between them is part of every measurement
-// (papers/hepopta.txt: "the performance of these loosely-coupled abstract processors must be
+// (the HEPOPTA paper: "the performance of these loosely-coupled abstract processors must be
 // measured simultaneously").
 //
 // One round is one measurement in which every processor with rows runs its block, all starting

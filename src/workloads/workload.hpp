@@ -1,4 +1,4 @@
-// Applications for workload distribution (papers/hepopta.txt, the use cases): a matrix of m rows is
+// Applications for workload distribution (the HEPOPTA paper, the use cases): a matrix of m rows is
 // split into row blocks, one block per controller, and every controller computes its block with the
 // best library of its device. The workload size x_i given to a processor is its number of rows.
 //

@@ -1,7 +1,7 @@
 // The randomized coherence test with CUDA controllers mixed in: random attach / launch / wait /
 // detach sequences over tiles and sub-tiles spread across CPU cores and two controllers on one
 // GPU (and internal tiles on the GPUs), checked against a host model of the values and of the
-// transfer rules (controllers.txt §3.2.1): the exact bytes and copies each controller moves.
+// transfer rules (the Controllers paper §3.2.1): the exact bytes and copies each controller moves.
 // CTRL_COHERENCE_SEEDS=n runs n seeds instead of the default few.
 #include "cuda_test_support.hpp"
 #include "test_kernels.hpp"

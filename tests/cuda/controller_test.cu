@@ -44,7 +44,7 @@ TEST(CudaController, MatAddIsRightAndMovesExactBytes) {
   EXPECT_EQ(gpu.transfers(), moved(2 * a.bytes(), 2, c.bytes(), 1));
 }
 
-// controllers.txt §3.2.1: the matrix goes in before the first launch and comes back at detach;
+// the Controllers paper §3.2.1: the matrix goes in before the first launch and comes back at detach;
 // the 100 iterations in between move nothing, and the internal copy never crosses the bus.
 TEST(CudaController, JacobiHundredIterationsCopiesTheMatrixInOnceAndOutOnce) {
   CTRL_REQUIRE_GPU();

@@ -1,4 +1,4 @@
-// Internal tiles (controllers.txt §3.2.1, §4.2): they live in one controller's memory only, keep
+// Internal tiles (the Controllers paper §3.2.1, §4.2): they live in one controller's memory only, keep
 // their data from launch to launch, never cross to the host, and are freed by destroy_internal.
 #include "test_devices.hpp"
 

@@ -1,4 +1,4 @@
-// Parameter roles decide the copies (controllers.txt §3.2.1): on a kind with its own memory a tile
+// Parameter roles decide the copies (the Controllers paper §3.2.1): on a kind with its own memory a tile
 // is copied in on its first read while the device copy is invalid, and copied back on detach only
 // if a kernel wrote it; internal tiles never cross; shared-memory kinds never copy at all. Every
 // test checks the data and the exact transfer record (ctrl::test::moved: zero on shared memory).

@@ -1,4 +1,4 @@
-// Kernel variants (controllers.txt §3.1.1): the runtime picks the best one a kernel defines for the
+// Kernel variants (the Controllers paper §3.1.1): the runtime picks the best one a kernel defines for the
 // controller's device — a library wrapper, then a native body, then the generic one — or runs the
 // one asked for; asking for one the kernel lacks is a UsageError. Each variant leaves its mark:
 // generic 1, native 2, library 3.

@@ -1,4 +1,4 @@
-// The worked example of section IV of papers/hepopta.txt: four processors, workload 4.
+// The worked example of section IV of the HEPOPTA paper: four processors, workload 4.
 //
 // Figure 10's functions are not in the text; these are rebuilt from every value the text gives:
 // the edges (2,1,2) of P0, (2,1,6) and (1,2,3) of P1, the saved sets of nodes 2(b), 3(c) and 4(d),

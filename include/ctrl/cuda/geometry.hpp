@@ -1,4 +1,4 @@
-// The CUDA launch geometry of a kernel: its characterization (controllers.txt §3.1.2, §4.4)
+// The CUDA launch geometry of a kernel: its characterization (the Controllers paper §3.1.2, §4.4)
 // looked up in a table for the device's architecture, fitted to the index space.
 //
 // The paper's tables (after Torres, Gonzalez-Escribano and Llanos) stop at Kepler. This one is

@@ -1,7 +1,7 @@
 // Results of the workload-distribution optimisers: distributions, their (time, energy) points,
 // and the tolerant comparison that decides when two points are the same.
 //
-// Objectives of a distribution X = (x_0 ... x_{p-1}), sum x_i = n (papers/hepopta.txt, III):
+// Objectives of a distribution X = (x_0 ... x_{p-1}), sum x_i = n (the HEPOPTA paper, III):
 //   parallel time    T(X) = max over i with x_i > 0 of t_i(x_i)   (0 when every x_i is 0)
 //   dynamic energy   E(X) = e_0(x_0) + e_1(x_1) + ... + e_{p-1}(x_{p-1}), e_i(0) = 0,
 //                    summed in processor order (the canonical order: every algorithm reports
@@ -74,7 +74,7 @@ Front pareto_filter(std::vector<Solution> candidates);
 
 // The same front with every energy turned into total energy (dynamic + base_power * time), then
 // filtered again. Valid because the (time, total energy) front is a subset of the (time, dynamic
-// energy) front (papers/hepopta.txt, VI). `front` must hold dynamic energies.
+// energy) front (the HEPOPTA paper, VI). `front` must hold dynamic energies.
 Front to_total_energy(const Profile& profile, const Front& dynamic_front, Size workload,
                       double base_power);
 

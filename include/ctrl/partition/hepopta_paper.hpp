@@ -1,4 +1,4 @@
-// HEPOPTA as papers/hepopta.txt (section IV, Algorithm 1) describes it: a depth-first
+// HEPOPTA as the HEPOPTA paper (section IV, Algorithm 1) describes it: a depth-first
 // exploration of the solution tree with three operations.
 //
 //  - The energy threshold eps is the dynamic energy of the time-optimal distribution (HPOPTA,

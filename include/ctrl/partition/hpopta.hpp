@@ -1,4 +1,4 @@
-// HPOPTA: the workload distribution that minimises the parallel time (papers/hepopta.txt cites
+// HPOPTA: the workload distribution that minimises the parallel time (the HEPOPTA paper cites
 // it as [32]; here it is solved exactly by a dynamic programme over processors).
 //
 // Among all distributions x_0 + ... + x_{p-1} = n, where each non-zero x_i is a size of processor

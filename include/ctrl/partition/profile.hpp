@@ -1,5 +1,5 @@
 // Discrete performance and energy profiles of abstract processors: the input of HPOPTA, HEPOPTA
-// and HTPOPTA (papers/hepopta.txt, section III).
+// and HTPOPTA (the HEPOPTA paper, section III).
 //
 // A processor's profile is a finite set of measured points: a workload size (a positive integer,
 // in the application's units: rows, blocks, ...), its execution time in seconds and its dynamic
