@@ -2,15 +2,13 @@
 # One device call that does what a session needs on the H200: build everything (cuda preset), run
 # the whole ctest suite, then the measured loop (tools/h200-loop.sh) in the time that is left.
 # Files under $OUT: build.log, ctest.log, and what h200-loop.sh writes (summary, log, archive).
-# Usage (device tool): tools/h200-session.sh   [carry .shared-data: a copy of ../shared/data]
+# Usage (device tool): tools/h200-session.sh   (the measured data it tests against is in data/)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 : "${OUT:?OUT must name the folder for results}"
 start=$SECONDS
-data=$PWD/.shared-data
-[[ -d $data ]] || data=$PWD/../shared/data
 echo "== build (cuda preset) =="
-cmake --preset cuda -DCTRL_SHARED_DATA_DIR="$data" >"$OUT/build.log" 2>&1 &&
+cmake --preset cuda >"$OUT/build.log" 2>&1 &&
   cmake --build build/cuda -j "$(nproc)" >>"$OUT/build.log" 2>&1
 echo "build exit $? after $((SECONDS - start)) s"; tail -3 "$OUT/build.log"
 echo "== ctest =="

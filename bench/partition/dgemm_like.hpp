@@ -1,4 +1,4 @@
-// Benchmark profiles derived from the measured DGEMM profile (../shared/data/dgemm-haswell.csv).
+// Benchmark profiles derived from the measured DGEMM profile (data/dgemm-haswell.csv).
 //
 // Processor i gets sizes 1..m (units of rows, as the paper's 64-row steps) with
 //   t_i(x) = slow_i * x * tau(j)       tau: DGEMM time per flop at the measured point j

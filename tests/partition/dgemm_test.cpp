@@ -1,4 +1,4 @@
-// The measured DGEMM profile (../shared/data/dgemm-haswell.csv) and variants of it: irregular
+// The measured DGEMM profile (data/dgemm-haswell.csv) and variants of it: irregular
 // energies (jumps of 40-60 % between neighbouring sizes) are what the algorithms must get exactly.
 #include "test_support.hpp"
 

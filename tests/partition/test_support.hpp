@@ -9,6 +9,7 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -73,14 +74,18 @@ inline ::testing::AssertionResult same_front(const Front& expected, const Front&
                                        << describe(actual);
 }
 
-// The measured DGEMM profile (../shared/data/dgemm-haswell.csv): matrix size, time, dynamic energy.
+// The measured DGEMM profile (data/dgemm-haswell.csv): matrix size, time, dynamic energy.
 struct DgemmPoint {
   Size size;
   double time, energy;
 };
 
+// A missing or empty file throws, naming the file: a test without its data fails, never passes
+// on an empty profile.
 inline std::vector<DgemmPoint> dgemm_points() {
-  std::ifstream in(std::string(CTRL_SHARED_DATA) + "/dgemm-haswell.csv");
+  const std::string path = CTRL_DGEMM_CSV;
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open the measured DGEMM profile " + path);
   std::vector<DgemmPoint> pts;
   std::string line;
   std::getline(in, line);  // time,ps,energy,rapl,flops
@@ -92,6 +97,7 @@ inline std::vector<DgemmPoint> dgemm_points() {
     std::getline(row, e, ',');
     if (!ps.empty()) pts.push_back(DgemmPoint{std::stoll(ps), std::stod(t), std::stod(e)});
   }
+  if (pts.empty()) throw std::runtime_error("no measured points in " + path);
   return pts;
 }
 
