@@ -5,6 +5,7 @@
 // Host-only: nothing here includes CUDA headers; NVML is loaded at run time.
 #pragma once
 
+#include <ctrl/energy/clock.hpp>
 #include <ctrl/energy/factory.hpp>
 #include <ctrl/energy/measurement.hpp>
 #include <ctrl/energy/meter.hpp>

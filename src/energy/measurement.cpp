@@ -4,15 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
-#include <thread>
 
 #include <ctrl/errors.hpp>
 
 #include "timed_read.hpp"
 
 namespace ctrl::energy {
-
-using Clock = std::chrono::steady_clock;
 
 std::optional<double> EnergyWindow::dynamic_j(double base_power_w) const {
   if (!energy_j) return std::nullopt;
@@ -53,7 +50,7 @@ void Measurement::start() {
     throw UsageError("energy measurement on meter '" + meter_->info().name +
                      "': start() called twice without stop()");
   }
-  const detail::TimedRead r = detail::timed_read(*meter_);
+  const detail::TimedRead r = detail::timed_read(*meter_, *clock_);
   e0_ = r.energy_j;
   t0_ = r.t;
   running_ = true;
@@ -65,7 +62,7 @@ EnergyWindow Measurement::stop() {
                      "': stop() called without start()");
   }
   running_ = false;
-  const detail::TimedRead r = detail::timed_read(*meter_);
+  const detail::TimedRead r = detail::timed_read(*meter_, *clock_);
   EnergyWindow w;
   w.meter = meter_->info().name;
   w.seconds = std::chrono::duration<double>(r.t - t0_).count();
@@ -74,7 +71,7 @@ EnergyWindow Measurement::stop() {
   return w;
 }
 
-BasePower measure_base_power(Meter& meter, Seconds window, Seconds interval) {
+BasePower measure_base_power(Meter& meter, Seconds window, Seconds interval, Clock& clock) {
   if (!(window.count() > 0.0)) {
     throw UsageError("measure_base_power on meter '" + meter.info().name +
                      "': window must be positive, got " + std::to_string(window.count()) + " s");
@@ -101,7 +98,7 @@ BasePower measure_base_power(Meter& meter, Seconds window, Seconds interval) {
 
   // The mean comes from the energy counter, which integrates between reads; instantaneous
   // power samples only bound the spread. Intermediate reads keep wrapping counters honest.
-  const detail::TimedRead first = detail::timed_read(meter);
+  const detail::TimedRead first = detail::timed_read(meter, clock);
   const std::optional<double> e_first = first.energy_j;
   const auto t_first = first.t;
   result.samples = 1;
@@ -113,8 +110,8 @@ BasePower measure_base_power(Meter& meter, Seconds window, Seconds interval) {
   auto next = t_first;
   while (t_last < deadline) {
     next = std::min(next + step, deadline);
-    std::this_thread::sleep_until(next);
-    const detail::TimedRead r = detail::timed_read(meter);
+    clock.sleep_until(next);
+    const detail::TimedRead r = detail::timed_read(meter, clock);
     e_last = r.energy_j;
     t_last = r.t;
     ++result.samples;

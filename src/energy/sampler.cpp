@@ -10,10 +10,12 @@
 
 namespace ctrl::energy {
 
-using Clock = std::chrono::steady_clock;
+// The polling pace is the machine's: it only says how often to read, while every reading is
+// stamped with clock_ (the two need not be the same clock).
+using PollClock = std::chrono::steady_clock;
 
-Sampler::Sampler(std::vector<std::shared_ptr<Meter>> meters, std::chrono::milliseconds poll_interval)
-    : meters_(std::move(meters)), poll_(poll_interval) {
+Sampler::Sampler(std::vector<std::shared_ptr<Meter>> meters, std::chrono::milliseconds poll_interval, Clock& clock)
+    : meters_(std::move(meters)), poll_(poll_interval), clock_(&clock) {
   if (poll_.count() < 0) {
     throw UsageError("energy sampler: poll interval must not be negative, got " +
                      std::to_string(poll_.count()) + " ms");
@@ -47,11 +49,11 @@ void Sampler::start() {
   }
   // Start readings back to back so that the windows of all meters nearly coincide.
   for (std::size_t i = 0; i < meters_.size(); ++i) {
-    const detail::TimedRead r = detail::timed_read(*meters_[i]);
+    const detail::TimedRead r = detail::timed_read(*meters_[i], *clock_);
     e0_[i] = r.energy_j;
     t0_each_[i] = r.t;
   }
-  t0_ = t0_each_.empty() ? Clock::now() : t0_each_.front();
+  t0_ = t0_each_.empty() ? clock_->now() : t0_each_.front();
   if (poll_.count() > 0) {
     std::lock_guard lock(trace_mutex_);
     for (std::size_t i = 0; i < meters_.size(); ++i) {
@@ -66,7 +68,7 @@ void Sampler::start() {
 }
 
 void Sampler::poll_loop(std::stop_token stop) {
-  auto next = Clock::now() + poll_;
+  auto next = PollClock::now() + poll_;
   while (!stop.stop_requested()) {
     {
       // The stop_token overload wakes as soon as stop is requested, so stop() never waits
@@ -84,7 +86,7 @@ void Sampler::poll_loop(std::stop_token stop) {
       return;
     }
     next += poll_;
-    const auto now = Clock::now();
+    const auto now = PollClock::now();
     if (next < now) next = now + poll_;  // a slow meter: skip missed ticks instead of bursting
   }
 }
@@ -92,7 +94,7 @@ void Sampler::poll_loop(std::stop_token stop) {
 void Sampler::record_all() {
   for (std::size_t i = 0; i < meters_.size(); ++i) {
     Meter& m = *meters_[i];
-    const detail::TimedRead r = detail::timed_read(m);
+    const detail::TimedRead r = detail::timed_read(m, *clock_);
     std::optional<double> p;
     if (m.info().has_power) p = m.power_w();
     const double t = std::chrono::duration<double>(r.t - t0_).count();
@@ -115,7 +117,7 @@ std::vector<EnergyWindow> Sampler::stop() {
   }
   std::vector<EnergyWindow> windows(meters_.size());
   std::vector<detail::TimedRead> ends(meters_.size());
-  for (std::size_t i = 0; i < meters_.size(); ++i) ends[i] = detail::timed_read(*meters_[i]);
+  for (std::size_t i = 0; i < meters_.size(); ++i) ends[i] = detail::timed_read(*meters_[i], *clock_);
   for (std::size_t i = 0; i < meters_.size(); ++i) {
     EnergyWindow& w = windows[i];
     w.meter = meters_[i]->info().name;

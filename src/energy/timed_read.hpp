@@ -4,6 +4,7 @@
 #include <chrono>
 #include <optional>
 
+#include <ctrl/energy/clock.hpp>
 #include <ctrl/energy/meter.hpp>
 
 namespace ctrl::energy::detail {
@@ -16,10 +17,10 @@ struct TimedRead {
 // A read can take tens of microseconds (NVML goes through the driver); stamping it with the
 // midpoint of the clock before and after keeps start and stop symmetric, so short windows are
 // not biased one way.
-inline TimedRead timed_read(Meter& meter) {
-  const auto before = std::chrono::steady_clock::now();
+inline TimedRead timed_read(Meter& meter, Clock& clock) {
+  const auto before = clock.now();
   std::optional<double> e = meter.energy_j();
-  const auto after = std::chrono::steady_clock::now();
+  const auto after = clock.now();
   return {e, before + (after - before) / 2};
 }
 

@@ -18,7 +18,7 @@ namespace ctrl::workloads {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = energy::Clock;
 
 double seconds_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
@@ -30,23 +30,23 @@ struct Reading {
   double joules = 0;
 };
 
-Reading read_meter(energy::Meter& meter) {
-  const auto a = Clock::now();
+Reading read_meter(energy::Meter& meter, Clock& clock) {
+  const auto a = clock.now();
   const auto e = meter.energy_j();
-  const auto b = Clock::now();
+  const auto b = clock.now();
   if (!e) throw DeviceError(fmt::format("meter {} stopped answering", meter.info().name));
   return {a + (b - a) / 2, *e};
 }
 
 // Reads until the counter moves: the reading is then fresh to within one read's duration.
-Reading read_aligned(energy::Meter& meter) {
+Reading read_aligned(energy::Meter& meter, Clock& clock) {
   const double interval = meter.info().update_interval_s;
-  Reading first = read_meter(meter);
+  Reading first = read_meter(meter, clock);
   if (interval < align_threshold_s) return first;
   const auto deadline = first.t + std::chrono::duration_cast<Clock::duration>(
                                       std::chrono::duration<double>(3 * interval + 0.05));
   for (;;) {
-    Reading r = read_meter(meter);
+    Reading r = read_meter(meter, clock);
     if (r.joules != first.joules || r.t > deadline) return r;
   }
 }
@@ -219,9 +219,9 @@ std::vector<std::string> Team::measure_base_power(double seconds) {
       threads.emplace_back([&, k] {
         try {
           auto& meter = *members_[todo[k]]->meter;
-          r0[k] = read_aligned(meter);
-          std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-          r1[k] = read_aligned(meter);
+          r0[k] = read_aligned(meter, clock());
+          clock().sleep_for(std::chrono::duration<double>(seconds));
+          r1[k] = read_aligned(meter, clock());
         } catch (...) {
           errors[k] = std::current_exception();
         }
@@ -264,7 +264,7 @@ RoundResult Team::round(Problem& problem, const std::vector<Block>& blocks, int 
 
   std::vector<Reading> e0(n), e1(n);
   for (std::size_t i = 0; i < n; ++i)
-    if (members_[i]->meter) e0[i] = read_aligned(*members_[i]->meter);
+    if (members_[i]->meter) e0[i] = read_aligned(*members_[i]->meter, clock());
 
   std::vector<Clock::time_point> start(n), end(n);
   std::vector<std::exception_ptr> errors(n);
@@ -279,7 +279,7 @@ RoundResult Team::round(Problem& problem, const std::vector<Block>& blocks, int 
       drivers.emplace_back([&, i] {
         pin_to(members_[i]->driver_cores);
         go.arrive_and_wait();
-        start[i] = Clock::now();
+        start[i] = clock().now();
         const auto deadline = start[i] + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
         try {
           if (batch > 0) {
@@ -289,17 +289,17 @@ RoundResult Team::round(Problem& problem, const std::vector<Block>& blocks, int 
             do {
               problem.run_block(*members_[i]->controller, blocks[i], i);
               ++r.runs[i];
-            } while (Clock::now() < deadline);
+            } while (clock().now() < deadline);
           }
-          end[i] = Clock::now();
-          if (members_[i]->meter) e1[i] = read_aligned(*members_[i]->meter);
+          end[i] = clock().now();
+          if (members_[i]->meter) e1[i] = read_aligned(*members_[i]->meter, clock());
         } catch (...) {
-          end[i] = Clock::now();
+          end[i] = clock().now();
           errors[i] = std::current_exception();
         }
       });
     }
-    released = Clock::now();
+    released = clock().now();
     go.arrive_and_wait();
   }  // joins the drivers
   for (auto& e : errors)
@@ -314,7 +314,7 @@ RoundResult Team::round(Problem& problem, const std::vector<Block>& blocks, int 
 
   for (std::size_t i = 0; i < n; ++i) {
     if (!members_[i]->meter) continue;
-    if (blocks[i].empty()) e1[i] = read_aligned(*members_[i]->meter);  // idle: the whole round
+    if (blocks[i].empty()) e1[i] = read_aligned(*members_[i]->meter, clock());  // idle: the whole round
     const double window = seconds_between(e0[i].t, e1[i].t);
     r.window_s = std::max(r.window_s, window);
     const double base = members_[i]->info.base_power_w.value_or(0.0);

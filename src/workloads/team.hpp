@@ -57,6 +57,10 @@ struct TeamOptions {
   double min_round_s = 0.02;
   // Makes each processor's meter; empty: energy::make_meter (tests inject meters here).
   std::function<std::unique_ptr<energy::Meter>(const energy::DeviceSpec&)> make_meter;
+  // Every time the team takes: meter readings' stamps, round starts, ends and deadlines, the
+  // idle wait of measure_base_power. Null: the machine's (energy::steady_clock). A test gives
+  // its meters the same clock, so that readings and stamps agree on any load (energy/clock.hpp).
+  std::shared_ptr<energy::Clock> clock;
 };
 
 struct RoundResult {
@@ -108,6 +112,7 @@ class Team final : public Platform {
 
  private:
   struct Member;
+  energy::Clock& clock() const { return options_.clock ? *options_.clock : energy::steady_clock(); }
   RoundResult round(Problem& problem, const std::vector<Block>& blocks, int batch, double seconds);
   std::vector<std::unique_ptr<Member>> members_;
   TeamOptions options_;

@@ -8,9 +8,12 @@
 #include <ctrl/energy.hpp>
 
 #include "test_support.hpp"
+#include "ticking_clock.hpp"
 
 namespace ce = ctrl::energy;
 using ce::testing::ConstantPowerMeter;
+using ce::testing::eventually;
+using ctrl::test::TickingClock;
 using namespace std::chrono_literals;
 
 TEST(EnergyWindow, DynamicEnergyIsTotalMinusBasePowerTimesTime) {
@@ -68,23 +71,25 @@ TEST(NoMeter, ReportsAbsenceNeverZero) {
 }
 
 TEST(Measurement, MeasuresAConstantPowerDevice) {
-  ConstantPowerMeter m(120.0);
-  ce::Measurement meas(m);
+  TickingClock clock;
+  ConstantPowerMeter m(120.0, clock);
+  ce::Measurement meas(m, clock);
   meas.start();
   EXPECT_TRUE(meas.running());
-  std::this_thread::sleep_for(100ms);
+  clock.sleep_for(100ms);
   const ce::EnergyWindow w = meas.stop();
   EXPECT_FALSE(meas.running());
   EXPECT_EQ(w.meter, "test:constant");
   EXPECT_GE(w.seconds, 0.1);
   ASSERT_TRUE(w.energy_j.has_value());
-  // Tolerances allow for preemption between a read and its time stamp on a loaded machine.
-  EXPECT_NEAR(*w.mean_power_w(), 120.0, 3.0);
-  EXPECT_NEAR(*w.dynamic_j(100.0), 20.0 * w.seconds, 0.3);
+  // The meter and the stamps share the clock: exact, up to rounding.
+  EXPECT_NEAR(*w.mean_power_w(), 120.0, 1e-9);
+  EXPECT_NEAR(*w.dynamic_j(100.0), 20.0 * w.seconds, 1e-9);
 }
 
 TEST(Measurement, StartTwiceOrStopWithoutStartIsUsageError) {
-  ConstantPowerMeter m(10.0);
+  TickingClock clock;
+  ConstantPowerMeter m(10.0, clock);
   ce::Measurement meas(m);
   EXPECT_THROW((void)meas.stop(), ctrl::UsageError);
   meas.start();
@@ -97,24 +102,28 @@ TEST(Measurement, StartTwiceOrStopWithoutStartIsUsageError) {
 }
 
 TEST(Sampler, MeasuresSeveralMetersOverOneWindowWithTraces) {
-  auto a = std::make_shared<ConstantPowerMeter>(300.0, "test:gpu");
-  auto b = std::make_shared<ConstantPowerMeter>(50.0, "test:cpu", false);
+  TickingClock clock;
+  auto a = std::make_shared<ConstantPowerMeter>(300.0, clock, "test:gpu");
+  auto b = std::make_shared<ConstantPowerMeter>(50.0, clock, "test:cpu", false);
   auto none = std::make_shared<ce::NoMeter>("none:x", "nothing here");
-  ce::Sampler s({a, b, none}, 10ms);
+  ce::Sampler s({a, b, none}, 10ms, clock);
   EXPECT_EQ(s.size(), 3u);
   s.start();
-  std::this_thread::sleep_for(120ms);
+  // The start read and five polls; then a window of 120 ms on the meters' clock.
+  ASSERT_TRUE(eventually([&] { return a->reads.load() >= 6; }));
+  clock.sleep_for(120ms);
   const auto windows = s.stop();
   ASSERT_EQ(windows.size(), 3u);
   EXPECT_EQ(windows[0].meter, "test:gpu");
-  EXPECT_NEAR(*windows[0].mean_power_w(), 300.0, 9.0);
-  EXPECT_NEAR(*windows[1].mean_power_w(), 50.0, 1.5);
+  EXPECT_GE(windows[0].seconds, 0.12);
+  EXPECT_NEAR(*windows[0].mean_power_w(), 300.0, 1e-9);
+  EXPECT_NEAR(*windows[1].mean_power_w(), 50.0, 1e-9);
   EXPECT_FALSE(windows[2].energy_j.has_value());
-  // Windows nearly coincide: the start and stop reads are back to back.
-  EXPECT_NEAR(windows[0].seconds, windows[1].seconds, 0.005);
+  // Windows coincide: the start and stop reads are back to back, in the same order.
+  EXPECT_NEAR(windows[0].seconds, windows[1].seconds, 1e-12);
 
   const auto trace = s.trace(0);
-  ASSERT_GE(trace.size(), 5u) << "the poller should have read about 12 times";
+  ASSERT_GE(trace.size(), 7u) << "the start read, at least five polls, the stop read";
   for (std::size_t i = 1; i < trace.size(); ++i) {
     EXPECT_GE(trace[i].t_s, trace[i - 1].t_s);
     EXPECT_GE(*trace[i].energy_j, *trace[i - 1].energy_j);  // monotone
@@ -126,14 +135,15 @@ TEST(Sampler, MeasuresSeveralMetersOverOneWindowWithTraces) {
 }
 
 TEST(Sampler, WithoutPollingHasNoTraceAndCanBeReused) {
-  auto a = std::make_shared<ConstantPowerMeter>(10.0);
-  ce::Sampler s({a});
+  TickingClock clock;
+  auto a = std::make_shared<ConstantPowerMeter>(10.0, clock);
+  ce::Sampler s({a}, 0ms, clock);
   for (int round = 0; round < 2; ++round) {
     s.start();
     EXPECT_THROW(s.start(), ctrl::UsageError);
-    std::this_thread::sleep_for(20ms);
+    clock.sleep_for(20ms);
     const auto w = s.stop();
-    EXPECT_NEAR(*w[0].mean_power_w(), 10.0, 1.0);
+    EXPECT_NEAR(*w[0].mean_power_w(), 10.0, 1e-9);
     EXPECT_TRUE(s.trace(0).empty());
   }
   EXPECT_EQ(a->reads.load(), 4);
@@ -142,19 +152,21 @@ TEST(Sampler, WithoutPollingHasNoTraceAndCanBeReused) {
 }
 
 TEST(Sampler, AMeterFailingWhilePolledSurfacesFromStop) {
-  auto a = std::make_shared<ConstantPowerMeter>(10.0, "test:flaky");
+  TickingClock clock;
+  auto a = std::make_shared<ConstantPowerMeter>(10.0, clock, "test:flaky");
   a->fail_after = 2;  // the start read and one poll succeed, then the sensor is "lost"
-  ce::Sampler s({a}, 5ms);
+  ce::Sampler s({a}, 5ms, clock);
   s.start();
-  std::this_thread::sleep_for(60ms);
+  ASSERT_TRUE(eventually([&] { return a->reads.load() >= 3; }));  // the poll that fails
   EXPECT_THROW((void)s.stop(), ctrl::DeviceError);
   EXPECT_FALSE(s.running());
 }
 
 TEST(Sampler, DestroyedWhileRunningStopsItsPoller) {
-  auto a = std::make_shared<ConstantPowerMeter>(10.0);
+  TickingClock clock;
+  auto a = std::make_shared<ConstantPowerMeter>(10.0, clock);
   {
-    ce::Sampler s({a}, 1000ms);
+    ce::Sampler s({a}, 1000ms, clock);
     s.start();
   }  // must not wait out the 1 s interval nor leave a thread reading `a`
   const int reads = a->reads.load();
@@ -163,14 +175,14 @@ TEST(Sampler, DestroyedWhileRunningStopsItsPoller) {
 }
 
 TEST(BasePower, MeanPowerAndSampleCountOverTheWindow) {
-  ConstantPowerMeter m(85.0, "test:idle");
-  const ce::BasePower b = ce::measure_base_power(m, 200ms, 20ms);
+  TickingClock clock;
+  ConstantPowerMeter m(85.0, clock, "test:idle");
+  const ce::BasePower b = ce::measure_base_power(m, 200ms, 20ms, clock);
   EXPECT_EQ(b.meter, "test:idle");
   ASSERT_TRUE(b.watts.has_value()) << b.absent_reason;
-  EXPECT_NEAR(*b.watts, 85.0, 1.0);
-  // The first read plus one per 20 ms step; fewer only if a sleep overshot a whole step.
-  EXPECT_LE(b.samples, 11u);
-  EXPECT_GE(b.samples, 3u);
+  EXPECT_NEAR(*b.watts, 85.0, 1e-9);
+  // The first read plus one per 20 ms step.
+  EXPECT_EQ(b.samples, 11u);
   EXPECT_GE(b.seconds, 0.2);
   EXPECT_DOUBLE_EQ(*b.min_power_w, 85.0);
   EXPECT_DOUBLE_EQ(*b.max_power_w, 85.0);
@@ -184,7 +196,8 @@ TEST(BasePower, NoSensorIsReportedNotInvented) {
   EXPECT_EQ(b.samples, 0u);
   EXPECT_EQ(b.absent_reason, "no sensor: /sys/class/powercap absent");
 
-  ConstantPowerMeter c(1.0);
+  TickingClock clock;
+  ConstantPowerMeter c(1.0, clock);
   EXPECT_THROW((void)ce::measure_base_power(c, 0s), ctrl::UsageError);
   EXPECT_THROW((void)ce::measure_base_power(c, 1s, 0s), ctrl::UsageError);
 }

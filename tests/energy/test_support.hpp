@@ -10,18 +10,20 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <thread>
 
+#include <ctrl/energy/clock.hpp>
 #include <ctrl/energy/meter.hpp>
 #include <ctrl/errors.hpp>
 
 namespace ctrl::energy::testing {
 
-// A device drawing a constant `watts`: energy is watts × time since construction, so any window
-// should measure exactly that power (up to clock jitter between the meter and the measurer).
+// A device drawing a constant `watts`: energy is watts × time since construction on `clock`.
+// Measured on the same clock (a test's TickingClock), any window measures exactly that power.
 class ConstantPowerMeter final : public Meter {
  public:
-  explicit ConstantPowerMeter(double watts, std::string name = "test:constant", bool has_power = true)
-      : watts_(watts), t0_(std::chrono::steady_clock::now()) {
+  ConstantPowerMeter(double watts, Clock& clock, std::string name = "test:constant", bool has_power = true)
+      : watts_(watts), clock_(clock), t0_(clock.now()) {
     info_.name = std::move(name);
     info_.measures = "a test device at constant power";
     info_.update_interval_s = 0.0;
@@ -32,7 +34,7 @@ class ConstantPowerMeter final : public Meter {
   std::optional<double> energy_j() override {
     ++reads;
     if (fail_after >= 0 && reads > fail_after) throw DeviceError(info_.name + ": sensor lost");
-    const std::chrono::duration<double> t = std::chrono::steady_clock::now() - t0_;
+    const std::chrono::duration<double> t = clock_.now() - t0_;
     return watts_ * t.count();
   }
   std::optional<double> power_w() override {
@@ -45,9 +47,22 @@ class ConstantPowerMeter final : public Meter {
 
  private:
   double watts_;
-  std::chrono::steady_clock::time_point t0_;
+  Clock& clock_;
+  Clock::time_point t0_;
   MeterInfo info_;
 };
+
+// Waits until `pred` holds: for another thread's progress (a sampler's polls), never for a
+// time. The bound only turns a hang into a failure.
+template <class Pred>
+::testing::AssertionResult eventually(Pred pred) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!pred()) {
+    if (std::chrono::steady_clock::now() > give_up) return ::testing::AssertionFailure() << "never happened";
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return ::testing::AssertionSuccess();
+}
 
 // A fresh directory per test (ctest runs the cases in parallel processes), removed afterwards.
 class TempDir {

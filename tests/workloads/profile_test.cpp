@@ -7,6 +7,8 @@
 
 #include <ctrl/partition/profile_csv.hpp>
 
+#include "ticking_clock.hpp"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -14,6 +16,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 namespace ctrl::workloads {
@@ -93,11 +96,17 @@ TEST(Team, EnergyIsAbsentWithoutASensorAndSaysWhy) {
   EXPECT_FALSE(off.info(0).has_energy());
 }
 
-// A device at constant power whose counter, like NVML's, changes only every `interval` seconds.
+// A device at constant power whose counter, like NVML's, changes only every `interval` seconds
+// of `clock`: the team's clock (TeamOptions::clock), so that what the team reads and when it
+// reads it are one story, however the threads were scheduled.
 class CoarseMeter final : public energy::Meter {
  public:
-  CoarseMeter(double watts, double interval, std::string name)
-      : watts_(watts), interval_(interval), t0_(std::chrono::steady_clock::now()) {
+  CoarseMeter(double watts, double interval, std::string name, energy::Clock& clock)
+      : watts_(watts),
+        interval_s_(interval),
+        interval_(std::chrono::duration_cast<energy::Clock::duration>(std::chrono::duration<double>(interval))),
+        clock_(clock),
+        t0_(clock.now()) {
     info_.name = std::move(name);
     info_.measures = "a test device";
     info_.update_interval_s = interval;
@@ -105,13 +114,15 @@ class CoarseMeter final : public energy::Meter {
   const energy::MeterInfo& info() const override { return info_; }
   bool available() const override { return true; }
   std::optional<double> energy_j() override {
-    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
-    return watts_ * std::floor(t / interval_) * interval_;
+    const auto updates = (clock_.now() - t0_) / interval_;  // whole updates, in integers: no rounding at an update
+    return watts_ * static_cast<double>(updates) * interval_s_;
   }
 
  private:
-  double watts_, interval_;
-  std::chrono::steady_clock::time_point t0_;
+  double watts_, interval_s_;
+  energy::Clock::duration interval_;
+  energy::Clock& clock_;
+  energy::Clock::time_point t0_;
   energy::MeterInfo info_;
 };
 
@@ -119,17 +130,19 @@ TeamOptions with_coarse_meters(double watts, double interval) {
   TeamOptions o;
   o.min_round_s = 0.002;
   o.min_window_s = 0.15;
+  auto clock = std::make_shared<test::TickingClock>();
+  o.clock = clock;
   o.make_meter = [=](const energy::DeviceSpec& d) -> std::unique_ptr<energy::Meter> {
     std::string name = "test:";
     for (const int p : d.packages) name += std::to_string(p);
-    return std::make_unique<CoarseMeter>(watts, interval, name);
+    return std::make_unique<CoarseMeter>(watts, interval, name, *clock);
   };
   return o;
 }
 
 TEST(Team, AlignsCoarseCountersSoThatBasePowerCancels) {
   // 100 W on a counter that moves every 50 ms: a window read at arbitrary moments is off by up to
-  // 2 x 5 J; read at counter updates, by about one read's duration.
+  // 2 x 5 J; read at counter updates, by one read's duration (three ticks of the test clock).
   Team team({parse_device("cpu:0")}, with_coarse_meters(100.0, 0.05));
   ASSERT_TRUE(team.info(0).has_energy());
   EXPECT_EQ(team.info(0).energy_source, "test:0");

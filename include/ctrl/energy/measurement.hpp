@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include <ctrl/energy/clock.hpp>
 #include <ctrl/energy/meter.hpp>
 
 namespace ctrl::energy {
@@ -53,10 +54,11 @@ struct EnergyWindow {
 [[nodiscard]] std::size_t repeats_needed(double run_s, double update_interval_s,
                                          double max_rel_error = 0.05);
 
-// start()/stop() over one meter. Not thread-safe; one window at a time.
+// start()/stop() over one meter. Not thread-safe; one window at a time. The window's time is
+// `clock`'s (it must outlive the Measurement).
 class Measurement {
  public:
-  explicit Measurement(Meter& meter) : meter_(&meter) {}
+  explicit Measurement(Meter& meter, Clock& clock = steady_clock()) : meter_(&meter), clock_(&clock) {}
 
   // Reads the meter and the clock. Throws UsageError when already started.
   void start();
@@ -68,8 +70,9 @@ class Measurement {
 
  private:
   Meter* meter_;
+  Clock* clock_;
   bool running_ = false;
-  std::chrono::steady_clock::time_point t0_{};
+  Clock::time_point t0_{};
   std::optional<double> e0_;
 };
 
@@ -84,11 +87,13 @@ struct Sample {
 //
 // With a poll interval > 0 a background thread reads every meter periodically between start()
 // and stop(): that records a trace (power over time) and keeps wrap-around counters (RAPL)
-// read often enough that no wrap is missed in long windows.
+// read often enough that no wrap is missed in long windows. Readings are stamped with `clock`
+// (it must outlive the Sampler); the polling pace is the machine's time whatever the clock.
 class Sampler {
  public:
   explicit Sampler(std::vector<std::shared_ptr<Meter>> meters,
-                   std::chrono::milliseconds poll_interval = std::chrono::milliseconds{0});
+                   std::chrono::milliseconds poll_interval = std::chrono::milliseconds{0},
+                   Clock& clock = steady_clock());
   Sampler(const Sampler&) = delete;
   Sampler& operator=(const Sampler&) = delete;
   ~Sampler();
@@ -115,10 +120,11 @@ class Sampler {
 
   std::vector<std::shared_ptr<Meter>> meters_;
   std::chrono::milliseconds poll_;
+  Clock* clock_;
   bool running_ = false;
-  std::chrono::steady_clock::time_point t0_{};
+  Clock::time_point t0_{};
   std::vector<std::optional<double>> e0_;
-  std::vector<std::chrono::steady_clock::time_point> t0_each_;
+  std::vector<Clock::time_point> t0_each_;
   mutable std::mutex trace_mutex_;
   std::vector<std::vector<Sample>> traces_;
   std::exception_ptr poll_error_;   // first error from the polling thread, rethrown by stop()
@@ -142,7 +148,9 @@ struct BasePower {
 // be idle meanwhile; ctrl does nothing to enforce it. An absent meter returns at once with
 // absent_reason set. UsageError when window or interval is not positive. The window should
 // span several update intervals of the meter (it is the caller's choice, reported back).
+// `clock` times the window and the waits between samples.
 [[nodiscard]] BasePower measure_base_power(Meter& meter, Seconds window,
-                                           Seconds interval = std::chrono::milliseconds{100});
+                                           Seconds interval = std::chrono::milliseconds{100},
+                                           Clock& clock = steady_clock());
 
 }  // namespace ctrl::energy
