@@ -5,7 +5,7 @@
 //   __device__ void cuda(const ctrl::CudaThread&, params...) const;       native CUDA (nvcc only)
 //   void cuda_library(ctrl::CudaContext&, params...) const;               library wrapper, GPU
 // and optionally
-//   static constexpr ctrl::Traits traits{...};          characterization (GPU launch geometry)
+//   static constexpr ctrl::Traits traits{...};          characterization (GPU geometry, CPU balance)
 //   static constexpr const char* name = "matadd";       for messages
 //   static constexpr std::uint32_t indexed = ctrl::params(0, 1);  tiles the index space indexes
 // Every variant takes the same parameters; their types (In/Out/InOut/value) are the data contract.

@@ -1,7 +1,8 @@
 // The launch index space (1–3-D) and a logical thread's indexes within it.
 //
 // Row-major meaning on every device: x is the slowest-varying index (a row), z the fastest. The
-// CPU backend splits x into coarse blocks over its cores; the CUDA backend maps its fastest
+// CPU backend cuts the space into coarse blocks over its cores, along x while there are rows
+// enough, along the other dimensions where there are not; the CUDA backend maps its fastest
 // hardware dimension onto the last index of the space, so consecutive threads touch consecutive
 // elements.
 #pragma once

@@ -1,7 +1,8 @@
 // A kernel's qualitative characterization (the Controllers paper §3.1.2, §4.4). It is the programmer's
-// hint from which the CUDA backend picks a launch geometry; CPU controllers block the index space
-// regularly and ignore it. A kernel states it as a static member:
+// hint from which the CUDA backend picks a launch geometry, and from which CPU controllers choose
+// between static blocks and dynamic balance (`work`). A kernel states it as a static member:
 //   static constexpr ctrl::Traits traits{ctrl::coalescing::full, ctrl::arith::low, ctrl::sharing::low};
+//   static constexpr ctrl::Traits traits{ctrl::cost::irregular};                  // e.g. Mandelbrot
 #pragma once
 #include <cstdint>
 #include <string>
@@ -15,6 +16,13 @@ enum class arith : unsigned char { deflt, high, medium, low };
 // Accesses to data shared by the threads of one block, per global-memory access.
 enum class sharing : unsigned char { deflt, high, medium, low };
 
+// How the cost of one logical thread varies over the index space. regular: every thread costs
+// about the same, so equal static blocks finish together. irregular: costs differ widely and
+// unpredictably (Mandelbrot's escape loop, sparse rows), so CPU controllers hand out small chunks
+// to whichever worker is free instead of making every worker wait for the slowest block. The
+// CUDA geometry does not depend on it: a GPU's block scheduler already balances that way.
+enum class cost : unsigned char { regular, irregular };
+
 // A fixed block shape, for kernels whose code relies on it (e.g. shared-memory tiling).
 struct BlockShape {
   std::uint32_t x = 0, y = 0, z = 0;  // x is the slowest index (rows), as in Threads
@@ -26,16 +34,26 @@ struct Traits {
   ctrl::arith ops = arith::deflt;
   ctrl::sharing share = sharing::deflt;
   BlockShape block{};
+  ctrl::cost work = cost::regular;
 
   constexpr Traits() = default;
-  constexpr Traits(coalescing c, ctrl::arith a, ctrl::sharing s) : coal(c), ops(a), share(s) {}
-  constexpr explicit Traits(BlockShape b) : block(b) {}
+  constexpr Traits(coalescing c, ctrl::arith a, ctrl::sharing s, ctrl::cost w = cost::regular)
+      : coal(c), ops(a), share(s), work(w) {}
+  constexpr explicit Traits(BlockShape b, ctrl::cost w = cost::regular) : block(b), work(w) {}
+  constexpr explicit Traits(ctrl::cost w) : work(w) {}
+
+  // The same characterization with another cost: Traits::fixed_block(16, 16).with(cost::irregular).
+  constexpr Traits with(ctrl::cost w) const {
+    Traits t = *this;
+    t.work = w;
+    return t;
+  }
 
   // Traits::fixed_block(32, 32): the paper's "fixed-square-32".
   static constexpr Traits fixed_block(std::uint32_t rows, std::uint32_t cols, std::uint32_t depth = 1) {
     return Traits(BlockShape{rows, cols, depth});
   }
-  std::string str() const;  // "full/low/low" or "fixed 32x32x1"
+  std::string str() const;  // "full/low/low" or "fixed 32x32x1", then ", irregular" if so
 };
 
 }  // namespace ctrl

@@ -20,10 +20,12 @@ std::string Threads::str() const {
 }
 
 std::string Traits::str() const {
-  if (block.fixed()) return fmt::format("fixed {}x{}x{}", block.x, block.y, block.z);
+  const char* suffix = work == ctrl::cost::irregular ? ", irregular" : "";
+  if (block.fixed()) return fmt::format("fixed {}x{}x{}{}", block.x, block.y, block.z, suffix);
   static constexpr const char* c[] = {"default", "full", "medium", "scattered"};
   static constexpr const char* l[] = {"default", "high", "medium", "low"};
-  return fmt::format("{}/{}/{}", c[static_cast<int>(coal)], l[static_cast<int>(ops)], l[static_cast<int>(share)]);
+  return fmt::format("{}/{}/{}{}", c[static_cast<int>(coal)], l[static_cast<int>(ops)], l[static_cast<int>(share)],
+                     suffix);
 }
 
 const char* role_name(Role r) {

@@ -5,7 +5,9 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <cstdlib>
+#include <exception>
 #include <new>
 
 namespace ctrl::detail {
@@ -21,10 +23,39 @@ void CpuExecution::run(const LaunchBody& body, Variant v, const Threads& space, 
   }
   if (space.empty()) return;
   const int w = workers();
+  if (w > 1 && body.traits().work == cost::irregular) {
+    run_dynamic(body, v, chunk_grid(space, w), ptrs);
+    return;
+  }
+  const BlockGrid grid = static_grid(space, w);
   pool_.run([&](int worker) {
-    CpuBlock b{0, 0, space, worker, w};
-    split_range(space.x(), w, worker, b.x_begin, b.x_end);
-    if (b.x_begin < b.x_end) body.run_cpu_block(v, b, ptrs);
+    if (worker < grid.count()) body.run_cpu_block(v, grid.block(worker, worker, w), ptrs);
+  });
+}
+
+void CpuExecution::run_dynamic(const LaunchBody& body, Variant v, const BlockGrid& grid, void* const* ptrs) {
+  // On a cache line of its own: every increment would otherwise also evict the grid and the
+  // captures that the workers read. Relaxed: the counter only hands out chunk numbers; the pool's
+  // start and finish already order the data each chunk reads and writes.
+  struct alignas(64) Counter {
+    std::atomic<index_t> next{0};
+  } counter;
+  const int w = workers();
+  const index_t chunks = grid.count();
+  // A chunk that throws does not stop its worker: every other chunk still runs, as every other
+  // block of a static launch does, so a failed launch leaves the same state whichever worker took
+  // which chunk. The worker's first exception goes to the pool, which rethrows the launch's first.
+  pool_.run([&](int worker) {
+    std::exception_ptr failure;
+    for (index_t c = counter.next.fetch_add(1, std::memory_order_relaxed); c < chunks;
+         c = counter.next.fetch_add(1, std::memory_order_relaxed)) {
+      try {
+        body.run_cpu_block(v, grid.block(c, worker, w), ptrs);
+      } catch (...) {
+        if (!failure) failure = std::current_exception();
+      }
+    }
+    if (failure) std::rethrow_exception(failure);
   });
 }
 

@@ -1,8 +1,10 @@
-// The CPU execution model: a launch's index space is split into coarse contiguous blocks of rows,
-// one per pinned worker (the Controllers paper §4.5). Library variants run once, on worker 0, and may
-// fan out over the workers through CpuContext.
+// The CPU execution model: a launch's index space is cut into coarse blocks, one per pinned worker
+// (the Controllers paper §4.5), along whichever dimensions have the work; an irregular kernel's
+// space is cut into smaller chunks that the workers take as they finish (block_grid.hpp decides
+// both). Library variants run once, on worker 0, and may fan out over the workers through CpuContext.
 #pragma once
 #include "../core/device.hpp"
+#include "block_grid.hpp"
 #include "worker_pool.hpp"
 
 #include <ctrl/cpu/context.hpp>
@@ -23,6 +25,8 @@ class CpuExecution final : public ExecutionModel, public CpuContext {
   void parallel_for(index_t n, const std::function<void(index_t, index_t, int)>& fn) override;
 
  private:
+  void run_dynamic(const LaunchBody& body, Variant v, const BlockGrid& grid, void* const* ptrs);
+
   WorkerPool pool_;
 };
 

@@ -10,10 +10,12 @@
 
 #include <chrono>
 #include <climits>
+#include <condition_variable>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <thread>
 
 namespace ctrl::distributed {
@@ -37,6 +39,46 @@ void check(int rc, const Communicator& comm, const char* call, const char* what)
   comm.abort(exit_other_rank, fmt::format("{} failed while {}: {}", call, what, std::string(text, static_cast<std::size_t>(len))));
 }
 
+// The rank the launcher gave this process, known before MPI_Init (0 without one).
+int launcher_rank() {
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+    if (const char* s = std::getenv(v); s != nullptr) return std::max(0, std::atoi(s));
+  return 0;
+}
+
+std::string no_answer(double timeout_s, const char* what) {
+  return fmt::format("no answer from the other ranks within {:g} s while {}: a rank is hung or its node is unreachable "
+                     "(--rank-timeout sets the wait); stopping the whole job",
+                     timeout_s, what);
+}
+
+// MPI_Init_thread and MPI_Finalize wait for every rank and have no deadline of their own: a rank
+// stopped before it starts up (or before it ends) would hold the others past --rank-timeout,
+// silently. While one of them runs, this guard waits beside it; should the call outlast the
+// timeout, the rank ends as a timed-out collective does (the message, exit_other_rank), and the
+// launcher, seeing it gone, ends the job. MPI_Abort is no use here: MPI is not (or no longer) up.
+class BlockingCallGuard {
+ public:
+  BlockingCallGuard(double timeout_s, std::string message)
+      : watcher_([timeout_s, message = std::move(message)](std::stop_token stop) {
+          std::mutex m;
+          std::condition_variable_any cv;
+          std::unique_lock lock(m);
+          (void)cv.wait_for(lock, stop, std::chrono::duration<double>(timeout_s), [] { return false; });
+          if (stop.stop_requested()) return;  // the call returned in time
+          std::fprintf(stderr, "%s\n", message.c_str());
+          std::fflush(stderr);
+          std::_Exit(exit_other_rank);  // before MPI_Init's return or after the last step: no file is half written
+        }) {}
+  // Stops the watcher as soon as the call has returned (jthread: request_stop, then join).
+  ~BlockingCallGuard() = default;
+  BlockingCallGuard(const BlockingCallGuard&) = delete;
+  BlockingCallGuard& operator=(const BlockingCallGuard&) = delete;
+
+ private:
+  std::jthread watcher_;
+};
+
 int to_int(std::size_t n, const Communicator& comm, const char* what) {
   if (n > static_cast<std::size_t>(INT_MAX)) comm.abort(exit_other_rank, fmt::format("{}: {} items are too many for one MPI message", what, n));
   return static_cast<int>(n);
@@ -57,9 +99,17 @@ int launcher_world_size() {
 }
 
 Communicator::Communicator(double timeout_s) : timeout_s_(timeout_s) {
+  // Until MPI is up, the launcher's numbers name this rank, in messages and for SIGTERM: the
+  // launcher may end the job while this rank still waits in MPI_Init for one that never came.
+  rank_ = launcher_rank();
+  size_ = launcher_world_size();
+  host_ = workloads::this_host();
+  prepare_term_message();
+  std::signal(SIGTERM, on_launcher_term);
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (initialized == 0) {
+    const BlockingCallGuard guard(timeout_s_, fmt::format("ctrl: {}: {}", who(), no_answer(timeout_s_, "starting MPI (MPI_Init)")));
     int provided = 0;
     if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
       throw DeviceError("MPI could not be initialised (MPI_Init_thread failed)");
@@ -69,18 +119,22 @@ Communicator::Communicator(double timeout_s) : timeout_s_(timeout_s) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
-  host_ = workloads::this_host();
-  std::snprintf(term_message, sizeof term_message,
-                "ctrl: %s: stopped by the MPI launcher (SIGTERM): another rank failed, its node is gone, or the job "
-                "was interrupted; the step in progress was not completed and nothing partial was written\n",
-                who().c_str());
-  std::signal(SIGTERM, on_launcher_term);
+  prepare_term_message();
 }
 
 Communicator::~Communicator() {
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (finalized == 0) MPI_Finalize();
+  if (finalized != 0) return;
+  const BlockingCallGuard guard(timeout_s_, fmt::format("ctrl: {}: {}", who(), no_answer(timeout_s_, "ending MPI (MPI_Finalize)")));
+  MPI_Finalize();
+}
+
+void Communicator::prepare_term_message() const {
+  std::snprintf(term_message, sizeof term_message,
+                "ctrl: %s: stopped by the MPI launcher (SIGTERM): another rank failed, its node is gone, or the job "
+                "was interrupted; the step in progress was not completed and nothing partial was written\n",
+                who().c_str());
 }
 
 std::string Communicator::who() const { return who(rank_, host_); }
@@ -114,10 +168,7 @@ void Communicator::wait(void* request, const char* what) {
     int done = 0;
     check(MPI_Test(r, &done, MPI_STATUS_IGNORE), *this, "MPI_Test", what);
     if (done != 0) return;
-    if (Clock::now() > deadline)
-      abort(exit_other_rank, fmt::format("no answer from the other ranks within {:g} s while {}: a rank is hung or its "
-                                         "node is unreachable (--rank-timeout sets the wait); stopping the whole job",
-                                         timeout_s_, what));
+    if (Clock::now() > deadline) abort(exit_other_rank, no_answer(timeout_s_, what));
     // Poll hard for about a millisecond (a round's start must be tight), then gently: a rank
     // waiting for a slow one must not take a core from a processor on the same host.
     if (polls > 2000) std::this_thread::sleep_for(std::chrono::microseconds(100));

@@ -26,7 +26,7 @@ int launcher_world_size();
 class Communicator {
  public:
   // Initialises MPI (MPI_Init_thread); `timeout_s`: the longest wait for the other ranks at any
-  // step. Installs the SIGTERM handler.
+  // step, MPI_Init and MPI_Finalize included. Installs the SIGTERM handler.
   explicit Communicator(double timeout_s);
   ~Communicator();  // MPI_Finalize
   Communicator(const Communicator&) = delete;
@@ -58,6 +58,7 @@ class Communicator {
 
  private:
   void wait(void* request, const char* what);
+  void prepare_term_message() const;  // what the SIGTERM handler writes, naming this rank
   int rank_ = 0, size_ = 1;
   std::string host_;
   double timeout_s_;

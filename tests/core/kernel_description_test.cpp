@@ -45,6 +45,20 @@ TEST(Traits, TextOfCharacterizations) {
   static_assert(!ctrl::Traits{}.block.fixed());
 }
 
+TEST(Traits, CostIsRegularUnlessSaid) {
+  static_assert(ctrl::Traits{}.work == ctrl::cost::regular);
+  static_assert(ctrl::Traits{ctrl::coalescing::full, ctrl::arith::low, ctrl::sharing::low}.work == ctrl::cost::regular);
+  static_assert(ctrl::Traits::fixed_block(32, 32).work == ctrl::cost::regular);
+  constexpr ctrl::Traits irregular{ctrl::cost::irregular};
+  static_assert(irregular.work == ctrl::cost::irregular && irregular.coal == ctrl::coalescing::deflt);
+  constexpr ctrl::Traits all{ctrl::coalescing::full, ctrl::arith::high, ctrl::sharing::low, ctrl::cost::irregular};
+  static_assert(all.ops == ctrl::arith::high && all.work == ctrl::cost::irregular);
+  static_assert(ctrl::Traits::fixed_block(16, 16).with(ctrl::cost::irregular).block.fixed());
+  EXPECT_EQ(irregular.str(), "default/default/default, irregular");
+  EXPECT_EQ(all.str(), "full/high/low, irregular");
+  EXPECT_EQ(ctrl::Traits::fixed_block(16, 16).with(ctrl::cost::irregular).str(), "fixed 16x16x1, irregular");
+}
+
 TEST(ParamsMask, BitsArePositions) {
   static_assert(ctrl::params() == 0U);
   static_assert(ctrl::params(0) == 1U);

@@ -31,13 +31,23 @@ class Mpi : public ::testing::Test {
     dir_ = fs::temp_directory_path() / ("ctrl-mpi-" + std::to_string(::getpid()) + "-" + info->name());
     fs::create_directories(dir_);
     // Each rank runs through this script: a host name per rank (CTRL_HOSTNAME, so that two ranks
-    // on one machine can be two "hosts"), and a fault planted in rank 1 when the test asks.
+    // on one machine can be two "hosts"), and a fault planted in rank 1 when the test asks. Faults
+    // fire on events, never after a time, so that they land at the same step on any load:
+    // FAULT=stop-at-start stops rank 1 before ctrl even starts (it never reaches MPI_Init);
+    // FAULT=kill and FAULT=hang kill or stop rank 1's ctrl (SIGKILL, SIGSTOP) once the profile
+    // file holds a complete size and rank 1's row of the next (it is in the middle of a profile).
     write("rank.sh",
           "#!/bin/sh\n"
           "r=${OMPI_COMM_WORLD_RANK:-0}\n"
           "[ -n \"$HOSTS\" ] && export CTRL_HOSTNAME=node$r\n"
-          "if [ \"$r\" = 1 ] && [ \"$FAULT\" = kill ]; then exec timeout -s KILL 2 " CTRL_TOOL " \"$@\"; fi\n"
-          "if [ \"$r\" = 1 ] && [ \"$FAULT\" = hang ]; then (sleep 1.5; kill -STOP $$) & fi\n"
+          "if [ \"$r\" = 1 ] && [ \"$FAULT\" = stop-at-start ]; then kill -STOP $$; fi\n"
+          "if [ \"$r\" = 1 ] && { [ \"$FAULT\" = kill ] || [ \"$FAULT\" = hang ]; }; then\n"
+          "  sig=KILL; [ \"$FAULT\" = hang ] && sig=STOP\n"
+          "  (while kill -0 $$ 2>/dev/null; do\n"
+          "     [ \"$(grep -c /cpu:1, '" + path("p.csv") + "' 2>/dev/null)\" -ge 2 ] && exec kill -$sig $$\n"
+          "     sleep 0.01\n"
+          "   done) &\n"
+          "fi\n"
           "exec " CTRL_TOOL " \"$@\"\n");
     fs::permissions(dir_ / "rank.sh", fs::perms::owner_all);
   }
@@ -55,7 +65,12 @@ class Mpi : public ::testing::Test {
                                   "OMPI_ALLOW_RUN_AS_ROOT=1",
                                   "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
                                   "OMPI_MCA_btl_vader_single_copy_mechanism=none",
-                                  "OMPI_MCA_rmaps_base_oversubscribe=1"};
+                                  "OMPI_MCA_rmaps_base_oversubscribe=1",
+                                  // Ranks the launcher ends get SIGTERM and say so before they
+                                  // go: on a loaded machine, 1 s (the default) before SIGKILL
+                                  // may pass before a rank runs at all. The launcher waits this
+                                  // long (twice) at the end of every failed job, so no more.
+                                  "OMPI_MCA_odls_base_sigkill_timeout=3"};
     argv.insert(argv.end(), env.begin(), env.end());
     argv.insert(argv.end(), {"timeout", "120", CTRL_MPIRUN, "-np", "2", "--oversubscribe", "--bind-to", "none", path("rank.sh")});
     argv.insert(argv.end(), args.begin(), args.end());
@@ -190,6 +205,18 @@ TEST_F(Mpi, AHungRankEndsTheJobWithinTheTimeout) {
   EXPECT_EQ(r.code, 4) << r.err;
   EXPECT_NE(r.err.find("no answer from the other ranks within 3 s"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("rank 1 of 2"), std::string::npos) << "the hung rank says it was stopped: " << r.err;
+}
+
+TEST_F(Mpi, ARankThatNeverStartsEndsTheJobWithinTheTimeout) {
+  // Rank 1 stops before MPI_Init: rank 0 waits there for it, with the same deadline as any step.
+  write("sel.txt", "rank 0: cpu:0\nrank 1: cpu:1\n");
+  const Result r = mpirun({"profile", "dgemm", "--selection", path("sel.txt"), "--sizes", "8", "--out", path("p.csv"),
+                           "--progress", "none", "--rank-timeout", "3"},
+                          {"FAULT=stop-at-start"});
+  EXPECT_EQ(r.code, 4) << r.out << r.err;
+  EXPECT_NE(r.err.find("rank 0 of 2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no answer from the other ranks within 3 s while starting MPI"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("p.csv")));
 }
 
 }  // namespace

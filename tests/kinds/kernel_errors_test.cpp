@@ -22,7 +22,7 @@ struct Boom : std::runtime_error {
 struct Thrower {
   static constexpr const char* name = "thrower";
   void cpu(const ctrl::CpuBlock& b, ctrl::InOut<u32, 1> a, int which) const {
-    for (index_t x = b.x_begin; x < b.x_end; ++x) a(x) += 1U;
+    for (index_t x : b.x) a(x) += 1U;
     if (b.worker == (which < 0 ? b.workers - 1 : which)) throw Boom("boom in worker " + std::to_string(b.worker));
   }
 };

@@ -26,8 +26,8 @@ struct Copy {
 struct FillAndMeet {
   static constexpr const char* name = "fill_and_meet";
   void cpu(const ctrl::CpuBlock& b, ctrl::Out<u32, 2> part, u32 v, ctrl::test::Rendezvous* r) const {
-    for (index_t x = b.x_begin; x < b.x_end; ++x)
-      for (index_t y = 0; y < part.extent(1); ++y) part(x, y) = v;
+    for (index_t x : b.x)
+      for (index_t y : b.y) part(x, y) = v;
     if (b.worker == 0) ctrl::test::meet(r);
   }
 };

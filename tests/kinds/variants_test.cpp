@@ -25,7 +25,7 @@ struct GenericAndNative {
   static constexpr const char* name = "generic_and_native";
   CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::Out<int, 1> m) const { m(t.x) = generic_mark; }
   void cpu(const ctrl::CpuBlock& b, ctrl::Out<int, 1> m) const {
-    for (index_t x = b.x_begin; x < b.x_end; ++x) m(x) = native_mark;
+    for (index_t x : b.x) m(x) = native_mark;
   }
 };
 
@@ -33,7 +33,7 @@ struct AllThree {
   static constexpr const char* name = "all_three";
   CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::Out<int, 1> m) const { m(t.x) = generic_mark; }
   void cpu(const ctrl::CpuBlock& b, ctrl::Out<int, 1> m) const {
-    for (index_t x = b.x_begin; x < b.x_end; ++x) m(x) = native_mark;
+    for (index_t x : b.x) m(x) = native_mark;
   }
   void cpu_library(ctrl::CpuContext& ctx, ctrl::Out<int, 1> m) const {
     ctx.parallel_for(m.extent(0), [&](index_t begin, index_t end, int) {
@@ -45,7 +45,7 @@ struct AllThree {
 struct NativeOnly {
   static constexpr const char* name = "native_only";
   void cpu(const ctrl::CpuBlock& b, ctrl::Out<int, 1> m) const {
-    for (index_t x = b.x_begin; x < b.x_end; ++x) m(x) = native_mark;
+    for (index_t x : b.x) m(x) = native_mark;
   }
 };
 
@@ -56,15 +56,18 @@ struct LibraryOnly {
   }
 };
 
-// Records which worker ran each row, and the block bounds each worker saw.
+// Records which worker ran each element, and the block each worker saw.
 struct RecordBlocks {
   static constexpr const char* name = "record_blocks";
-  void cpu(const ctrl::CpuBlock& b, ctrl::Out<int, 1> owner, ctrl::Out<index_t, 2> blocks) const {
-    for (index_t x = b.x_begin; x < b.x_end; ++x) owner(x) = b.worker;
-    blocks(b.worker, 0) = b.x_begin;
-    blocks(b.worker, 1) = b.x_end;
-    blocks(b.worker, 2) = b.workers;
-    blocks(b.worker, 3) = b.space.x();
+  void cpu(const ctrl::CpuBlock& b, ctrl::Out<int, 2> owner, ctrl::Out<index_t, 2> blocks) const {
+    for (index_t x : b.x)
+      for (index_t y : b.y) owner(x, y) = b.worker;
+    blocks(b.worker, 0) = b.x.lo;
+    blocks(b.worker, 1) = b.x.hi;
+    blocks(b.worker, 2) = b.y.lo;
+    blocks(b.worker, 3) = b.y.hi;
+    blocks(b.worker, 4) = b.workers;
+    blocks(b.worker, 5) = b.space.x();
   }
 };
 
@@ -142,34 +145,43 @@ TEST_P(VariantsTest, AskingForAMissingVariantIsAUsageErrorNamingKernelAndControl
   EXPECT_TRUE(ctrl::test::moved(ctl(), ctrl::TransferStats{}));  // refused launches leave no trace
 }
 
-TEST_P(VariantsTest, NativeBlocksSplitTheRowsContiguouslyOverTheWorkers) {
+// A regular kernel's native variant gets one box per worker; with rows to spare (here 101 rows,
+// for up to 12 workers) the boxes are whole contiguous row blocks, as OpenMP's schedule(static).
+TEST_P(VariantsTest, NativeBlocksAreOneBoxPerWorkerCoveringTheSpace) {
   if (!host_code()) GTEST_SKIP() << "CPU blocks exist on CPU kinds only";
-  const index_t n = 101;
-  ctrl::Tile<int, 1> owner({n}, "owner");
-  ctrl::Tile<index_t, 2> blocks({256, 4}, "blocks");
+  const index_t n = 101, m = 3;
+  ctrl::Tile<int, 2> owner({n, m}, "owner");
+  ctrl::Tile<index_t, 2> blocks({256, 6}, "blocks");
   owner.fill(-1);
   blocks.fill(-1);
   ctl().attach(owner, blocks);
-  ctl().launch<RecordBlocks>(ctrl::Threads(n, 3), owner, blocks);
+  ctl().launch<RecordBlocks>(ctrl::Threads(n, m), owner, blocks);
   ctl().detach(owner, blocks);
-  const index_t workers = blocks(0, 2);
+  const index_t workers = blocks(0, 4);
   ASSERT_GE(workers, 1);
   ASSERT_LE(workers, 256);
-  index_t next = 0;
-  for (index_t w = 0; w < workers && next < n; ++w) {
-    EXPECT_EQ(blocks(w, 0), next) << "worker " << w;
-    EXPECT_EQ(blocks(w, 2), workers);
-    EXPECT_EQ(blocks(w, 3), n);
-    const index_t size = blocks(w, 1) - blocks(w, 0);
-    EXPECT_TRUE(size == n / workers || size == n / workers + 1) << "worker " << w << " got " << size << " rows";
-    next = blocks(w, 1);
+  index_t covered = 0;
+  for (index_t w = 0; w < workers; ++w) {
+    if (blocks(w, 0) < 0) continue;  // no block: more workers than this space needs
+    EXPECT_EQ(blocks(w, 4), workers);
+    EXPECT_EQ(blocks(w, 5), n);
+    covered += (blocks(w, 1) - blocks(w, 0)) * (blocks(w, 3) - blocks(w, 2));
+    if (workers * 8 <= n) {
+      EXPECT_TRUE(blocks(w, 2) == 0 && blocks(w, 3) == m) << "worker " << w << " got part of the rows";
+      index_t b = 0, e = 0;
+      ctrl::split_range(n, static_cast<int>(workers), static_cast<int>(w), b, e);
+      EXPECT_EQ(blocks(w, 0), b) << "worker " << w;
+      EXPECT_EQ(blocks(w, 1), e) << "worker " << w;
+    }
   }
-  EXPECT_EQ(next, n);
-  for (index_t x = 0; x < n; ++x) {
-    const int w = owner(x);
-    ASSERT_GE(w, 0) << "row " << x << " never ran";
-    EXPECT_TRUE(x >= blocks(w, 0) && x < blocks(w, 1)) << "row " << x << " ran outside worker " << w << "'s block";
-  }
+  EXPECT_EQ(covered, n * m);  // with every element owned by the worker whose box holds it: no overlap
+  for (index_t x = 0; x < n; ++x)
+    for (index_t y = 0; y < m; ++y) {
+      const int w = owner(x, y);
+      ASSERT_GE(w, 0) << x << "," << y << " never ran";
+      EXPECT_TRUE(x >= blocks(w, 0) && x < blocks(w, 1) && y >= blocks(w, 2) && y < blocks(w, 3))
+          << x << "," << y << " ran outside worker " << w << "'s block";
+    }
   if (!ctl().spec().cores.empty()) {
     EXPECT_EQ(static_cast<std::size_t>(workers), ctl().spec().cores.size());
   }

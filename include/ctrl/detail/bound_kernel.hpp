@@ -140,22 +140,23 @@ class BoundKernel<K, Nvcc, param_list<P...>> final : public LaunchBody {
     [&]<std::size_t... I>(std::index_sequence<I...>) { f(make<I>(ptrs)...); }(std::index_sequence_for<P...>{});
   }
 
-  // The generic body over one coarse block; the innermost loop walks the last dimension so that
-  // consecutive iterations touch consecutive elements (and the compiler can vectorise).
+  // The generic body over one block; the innermost loop walks the last dimension so that
+  // consecutive iterations touch consecutive elements (and the compiler can vectorise). The bounds
+  // are copied first: the body's stores could otherwise alias them and force a reload per element.
   void generic_loop(const CpuBlock& b, const P&... p) const {
-    const index_t ny = b.space.y(), nz = b.space.z();
+    const index_t x0 = b.x.lo, x1 = b.x.hi, y0 = b.y.lo, y1 = b.y.hi, z0 = b.z.lo, z1 = b.z.hi;
     switch (b.space.dims()) {
       case 1:
-        for (index_t x = b.x_begin; x < b.x_end; ++x) kernel_(Thread{x, 0, 0}, p...);
+        for (index_t x = x0; x < x1; ++x) kernel_(Thread{x, 0, 0}, p...);
         break;
       case 2:
-        for (index_t x = b.x_begin; x < b.x_end; ++x)
-          for (index_t y = 0; y < ny; ++y) kernel_(Thread{x, y, 0}, p...);
+        for (index_t x = x0; x < x1; ++x)
+          for (index_t y = y0; y < y1; ++y) kernel_(Thread{x, y, 0}, p...);
         break;
       default:
-        for (index_t x = b.x_begin; x < b.x_end; ++x)
-          for (index_t y = 0; y < ny; ++y)
-            for (index_t z = 0; z < nz; ++z) kernel_(Thread{x, y, z}, p...);
+        for (index_t x = x0; x < x1; ++x)
+          for (index_t y = y0; y < y1; ++y)
+            for (index_t z = z0; z < z1; ++z) kernel_(Thread{x, y, z}, p...);
     }
   }
 
