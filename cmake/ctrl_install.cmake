@@ -2,7 +2,7 @@
 include(CMakePackageConfigHelpers)
 install(DIRECTORY include/ctrl DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${PROJECT_BINARY_DIR}/include/ctrl/build_config.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ctrl)
-set(_ctrl_targets ctrl ctrl_partition ctrl_energy)
+set(_ctrl_targets ctrl ctrl_partition ctrl_energy ctrl_files)
 if(CTRL_HAVE_CUDA)
   list(APPEND _ctrl_targets ctrl_cuda)
 endif()

@@ -1,11 +1,11 @@
-// Reading and writing .npy files with POSIX calls: errno gives each failure its cause, and
-// fsync + rename make a save atomic.
+// Reading and writing .npy files with POSIX calls: errno gives each failure its cause; the file
+// module (ctrl/io/files.hpp) opens inputs and makes saves atomic.
 #include <ctrl/errors.hpp>
+#include <ctrl/io/files.hpp>
 #include <ctrl/io/npy.hpp>
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cstdint>
@@ -37,28 +37,6 @@ constexpr std::size_t kMaxHeaderLength = std::size_t{1} << 20;
   throw Error(path.string() + ": " + what + ": " + std::generic_category().message(err));
 }
 
-// Closes on every path out of a function.
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  FileDescriptor(FileDescriptor&& other) noexcept : fd_(other.release()) {}
-  FileDescriptor& operator=(FileDescriptor&& other) noexcept {
-    if (this != &other) {
-      if (fd_ >= 0) ::close(fd_);
-      fd_ = other.release();
-    }
-    return *this;
-  }
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-
- private:
-  int fd_;
-};
-
 // Reads exactly dst.size() bytes at `offset`; false at end of file.
 bool read_fully(int fd, std::span<std::byte> dst, std::uint64_t offset, const std::filesystem::path& path) {
   while (!dst.empty()) {
@@ -68,16 +46,6 @@ bool read_fully(int fd, std::span<std::byte> dst, std::uint64_t offset, const st
     if (n == 0) return false;
     dst = dst.subspan(static_cast<std::size_t>(n));
     offset += static_cast<std::uint64_t>(n);
-  }
-  return true;
-}
-
-bool write_fully(int fd, std::span<const std::byte> src) {
-  while (!src.empty()) {
-    const ssize_t n = ::write(fd, src.data(), src.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return false;
-    src = src.subspan(static_cast<std::size_t>(n));
   }
   return true;
 }
@@ -94,7 +62,7 @@ std::optional<std::size_t> element_count(std::span<const std::size_t> shape) {
 
 // An open file whose header has been parsed; the data follows at data_offset.
 struct OpenFile {
-  FileDescriptor fd{-1};
+  io::FileDescriptor fd;
   Header header;
   std::uint64_t data_offset = 0;
   std::uint64_t file_size = 0;
@@ -102,14 +70,9 @@ struct OpenFile {
 
 OpenFile open_npy(const std::filesystem::path& path) {
   OpenFile file;
-  file.fd = FileDescriptor(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (file.fd.get() < 0) {
-    if (errno == ENOENT || errno == ENOTDIR) usage_error(path, "no such file");
-    system_error(path, "cannot open", errno);
-  }
+  file.fd = io::open_input(path);  // a regular file only: a FIFO would block the reader
   struct stat st {};
   if (::fstat(file.fd.get(), &st) != 0) system_error(path, "cannot stat", errno);
-  if (!S_ISREG(st.st_mode)) usage_error(path, "not a regular file");
   file.file_size = static_cast<std::uint64_t>(st.st_size);
 
   // Magic (6), version (2), header length (2 in 1.0, 4 in 2.0 and 3.0).
@@ -158,13 +121,6 @@ void check_data_length(const std::filesystem::path& path, const OpenFile& file, 
                           detail::describe_dtype(info.descr));
 }
 
-// A name in the target's directory that no one else uses; the leading dot hides it from globs.
-std::filesystem::path temporary_name(const std::filesystem::path& path, unsigned attempt) {
-  static std::atomic<unsigned> counter{0};
-  return path.parent_path() / ("." + path.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
-                               std::to_string(counter.fetch_add(1)) + "-" + std::to_string(attempt));
-}
-
 }  // namespace
 
 Header read_header(const std::filesystem::path& path) {
@@ -205,9 +161,12 @@ void check_destination(const std::filesystem::path& path, const Header& header, 
                           shape_repr(header.shape) + " has " + std::to_string(count));
 }
 
-void save_bytes(const std::filesystem::path& path, std::string_view dtype, std::span<const std::byte> data,
-                std::span<const std::size_t> shape, Version version) {
-  // Everything that can be checked is checked before the file system is touched.
+namespace {
+
+// Everything that can be checked about an array to save, before the file system is touched; the
+// file's header then.
+std::string checked_header(const std::filesystem::path& path, std::string_view dtype, std::span<const std::byte> data,
+                           std::span<const std::size_t> shape, Version version) {
   const DtypeInfo* info = find_dtype(dtype);
   if (!info || info->descr != dtype) usage_error(path, "cannot write unsupported dtype '" + std::string(dtype) + "'");
   const std::optional<std::size_t> count = element_count(shape);
@@ -216,59 +175,28 @@ void save_bytes(const std::filesystem::path& path, std::string_view dtype, std::
   if (data.size() != *count * info->itemsize)
     usage_error(path, "shape " + shape_repr(shape) + " needs " + std::to_string(*count) + " elements, data has " +
                           std::to_string(data.size() / info->itemsize));
-  if (path.filename().empty() || path.filename() == "." || path.filename() == "..")
-    usage_error(path, "not a file name");
-  std::string header;
   try {
-    header = format_header(info->descr, shape, version);
+    return format_header(info->descr, shape, version);
   } catch (const UsageError& e) {
     usage_error(path, e.what());
   }
+}
 
-  // O_EXCL with a fresh name never reuses or clobbers a file; mode 0666 lets the umask decide as
-  // for any new file.
-  std::filesystem::path temp;
-  int raw_fd = -1;
-  for (unsigned attempt = 0; raw_fd < 0; ++attempt) {
-    temp = temporary_name(path, attempt);
-    raw_fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (raw_fd < 0 && (errno != EEXIST || attempt >= 100))
-      system_error(path, "cannot create temporary file '" + temp.string() + "'", errno);
-  }
-  FileDescriptor fd(raw_fd);
-  const auto fail = [&](const char* what) {
-    const int err = errno;
-    ::close(fd.release());
-    ::unlink(temp.c_str());
-    system_error(path, what, err);
-  };
+}  // namespace
 
-  // Replacing a file keeps its permissions, as editing it in place would.
-  struct stat old {};
-  if (::stat(path.c_str(), &old) == 0 && S_ISREG(old.st_mode) && ::fchmod(fd.get(), old.st_mode & 07777) != 0)
-    fail("cannot set permissions");
-  if (!write_fully(fd.get(), std::as_bytes(std::span(header))) || !write_fully(fd.get(), data)) fail("cannot write");
-  // The data must be on disk before the rename makes it visible: otherwise a crash can leave an
-  // empty file under the target's name.
-  if (::fsync(fd.get()) != 0) fail("cannot sync");
-  if (::close(fd.release()) != 0) {
-    const int err = errno;
-    ::unlink(temp.c_str());
-    system_error(path, "cannot write", err);
-  }
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(temp.c_str());
-    system_error(path, "cannot replace", err);
-  }
-  // Makes the rename itself durable. Best effort: the new file is already in place, and a
-  // directory that cannot be opened or synced is no reason to report the save as failed.
-  const std::filesystem::path dir = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
-  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd >= 0) {
-    ::fsync(dir_fd);
-    ::close(dir_fd);
-  }
+void write_bytes(io::AtomicFile& file, std::string_view dtype, std::span<const std::byte> data,
+                 std::span<const std::size_t> shape, Version version) {
+  file.write(checked_header(file.target(), dtype, data, shape, version));
+  file.write(data);
+}
+
+void save_bytes(const std::filesystem::path& path, std::string_view dtype, std::span<const std::byte> data,
+                std::span<const std::size_t> shape, Version version) {
+  const std::string header = checked_header(path, dtype, data, shape, version);
+  io::AtomicFile file(path);
+  file.write(header);
+  file.write(data);
+  file.commit();
 }
 
 }  // namespace detail

@@ -6,6 +6,8 @@
 // system calls throw ctrl::Error "<path>: <what failed>: <strerror>".
 #pragma once
 
+#include <ctrl/io/files.hpp>
+
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -102,6 +104,10 @@ void load_bytes(const std::filesystem::path& path, std::string_view dtype, const
 void check_destination(const std::filesystem::path& path, const Header& header, std::size_t count,
                        std::span<const std::size_t> expected_shape, std::size_t buffer_elements);
 
+// Checks `data` against `shape`, then writes header and data into `file`, uncommitted.
+void write_bytes(io::AtomicFile& file, std::string_view dtype, std::span<const std::byte> data,
+                 std::span<const std::size_t> shape, Version version);
+
 // Checks `data` against `shape`, then writes the file atomically.
 void save_bytes(const std::filesystem::path& path, std::string_view dtype, std::span<const std::byte> data,
                 std::span<const std::size_t> shape, Version version);
@@ -132,9 +138,11 @@ void load_into(const std::filesystem::path& path, std::span<T> dst, std::span<co
   });
 }
 
-// Writes `data` (C order) with `shape`, atomically: the data goes to a temporary file in the same
-// directory which is synced and then renamed over `path`, so `path` is either the old file or the
-// complete new one. A data size that does not match the shape throws before anything is written.
+// Writes `data` (C order) with `shape`, atomically (io::AtomicFile): the data goes to a temporary
+// file in the same directory which is synced and then renamed over `path`, so `path` is either the
+// old file or the complete new one. A data size that does not match the shape throws before
+// anything is written; a `path` that is not a regular file (a FIFO, /dev/null, a symbolic link)
+// is refused with UsageError.
 template <Element T>
 void save(const std::filesystem::path& path, std::span<const T> data, std::span<const std::size_t> shape,
           Version version = Version::automatic) {
@@ -151,6 +159,14 @@ void save(const std::filesystem::path& path, std::span<const T> data, std::initi
 template <Element T>
 void save(const std::filesystem::path& path, const Array<T>& array, Version version = Version::automatic) {
   save<T>(path, std::span<const T>(array.data), std::span<const std::size_t>(array.shape), version);
+}
+
+// Writes the array into `file` without committing it: several files are written, then committed
+// together, so that a failure while writing any leaves every target untouched.
+template <Element T>
+void write(io::AtomicFile& file, std::span<const T> data, std::span<const std::size_t> shape,
+           Version version = Version::automatic) {
+  detail::write_bytes(file, dtype_v<T>, std::as_bytes(data), shape, version);
 }
 
 }  // namespace ctrl::npy
