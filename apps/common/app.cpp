@@ -1,5 +1,7 @@
 #include "common/app.hpp"
 
+#include <ctrl/io/files.hpp>
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -333,18 +335,37 @@ std::vector<std::pair<std::string, std::string>> name_paths(const std::vector<st
   return pairs;
 }
 
+// An output goes to a regular file or a new one, in a directory that exists (io::check_output).
 void check_output_path(const std::string& name, const std::string& path) {
-  const fs::path p(path);
-  fs::path dir = p.parent_path();
-  if (dir.empty()) dir = ".";
-  std::error_code ec;
-  if (fs::is_directory(p, ec)) throw BadInput(fmt::format("{}: output '{}' names a directory", path, name));
-  if (!fs::is_directory(dir, ec)) {
-    throw BadInput(fmt::format("{}: cannot write output '{}': directory '{}' does not exist", path, name, dir.string()));
+  try {
+    ctrl::io::check_output(path);
+  } catch (const ctrl::Error& e) {
+    throw BadInput(fmt::format("{} (output '{}')", e.what(), name));
   }
-  if (access(dir.c_str(), W_OK | X_OK) != 0) {
-    throw BadInput(fmt::format("{}: cannot write output '{}': directory '{}' is not writable", path, name, dir.string()));
+}
+
+// No output may overwrite an input, or another output, of the same run.
+void check_distinct_files(const Options& opt) {
+  std::vector<ctrl::io::FileArgument> files;
+  for (const auto& [name, path] : opt.in) files.push_back({"--in " + name, path, false});
+  for (const auto& [name, path] : opt.out) files.push_back({"--out " + name, path, true});
+  ctrl::io::check_distinct_files(files);  // a UsageError: BadInput
+}
+
+// Every output is written and synced beside its target first, and only then are all put in place:
+// a failure while writing any of them leaves no output at all.
+void write_outputs(const Problem& problem, const Options& opt, const std::vector<Array>& outputs) {
+  std::vector<ctrl::io::AtomicFile> files;
+  files.reserve(opt.out.size());
+  for (const auto& [name, path] : opt.out) {
+    const auto i = static_cast<std::size_t>(std::find(problem.outputs.begin(), problem.outputs.end(), name) -
+                                            problem.outputs.begin());
+    files.emplace_back(path);
+    ctrl::npy::write<float>(files.back(), std::span<const float>(outputs[i].data),
+                            std::span<const std::size_t>(outputs[i].shape));
+    files.back().sync();
   }
+  for (auto& f : files) f.commit();
 }
 
 Array load_input(const std::string& name, const std::string& path) {
@@ -422,6 +443,7 @@ int run(const Problem& problem, Flavor flavor, int argc, char** argv, const Body
     opt.in = name_paths(in_args, "--in", problem.inputs, program);
     opt.out = name_paths(out_args, "--out", problem.outputs, program);
     for (const auto& [name, path] : opt.out) check_output_path(name, path);
+    check_distinct_files(opt);
 
     Inputs inputs;
     if (!opt.in.empty()) {
@@ -524,14 +546,12 @@ int run(const Problem& problem, Flavor flavor, int argc, char** argv, const Body
     return exit_failure;
   }
 
-  for (const auto& [name, path] : opt.out) {
-    const auto i = static_cast<std::size_t>(std::find(problem.outputs.begin(), problem.outputs.end(), name) -
-                                            problem.outputs.begin());
-    try {
-      ctrl::npy::save<float>(path, std::span<const float>(outputs[i].data), std::span<const std::size_t>(outputs[i].shape));
-    } catch (const std::exception& e) {
-      return fail(e, exit_failure);
-    }
+  try {
+    write_outputs(problem, opt, outputs);
+  } catch (const ctrl::UsageError& e) {
+    return fail(e, exit_bad_input);  // a target that became a FIFO or a link since the start
+  } catch (const std::exception& e) {
+    return fail(e, exit_failure);
   }
   return exit_ok;
 }

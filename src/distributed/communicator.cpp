@@ -3,6 +3,7 @@
 #include "workloads/selection.hpp"
 
 #include <ctrl/errors.hpp>
+#include <ctrl/io/files.hpp>
 
 #include <fmt/format.h>
 #include <mpi.h>
@@ -26,6 +27,7 @@ namespace {
 char term_message[512] = "ctrl: stopped by the MPI launcher (SIGTERM)\n";
 
 extern "C" void on_launcher_term(int) {
+  io::remove_temporary_files();  // a save in progress leaves nothing behind
   const ssize_t ignored = ::write(STDERR_FILENO, term_message, std::strlen(term_message));
   (void)ignored;
   ::_exit(exit_other_rank);
@@ -156,6 +158,7 @@ std::string Communicator::describe_errors(const std::vector<std::string>& errors
 void Communicator::abort(int code, const std::string& message) const {
   std::fprintf(stderr, "ctrl: %s: %s\n", who().c_str(), message.c_str());
   std::fflush(stderr);
+  io::remove_temporary_files();  // MPI_Abort ends this process without unwinding
   MPI_Abort(MPI_COMM_WORLD, code);
   std::_Exit(code);  // MPI_Abort does not return; should it, the rank still ends
 }

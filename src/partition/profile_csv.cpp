@@ -1,4 +1,5 @@
 #include <ctrl/errors.hpp>
+#include <ctrl/io/files.hpp>
 #include <ctrl/partition/profile_csv.hpp>
 
 #include <algorithm>
@@ -9,7 +10,6 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <utility>
@@ -165,14 +165,17 @@ class Reader {
 Profile parse_profile_csv(std::string_view text, const std::string& source) { return Reader(source).parse(text); }
 
 Profile read_profile_csv(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw UsageError(path + ": is a directory, not a CSV file");
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw UsageError(path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream text;
-  text << file.rdbuf();
-  if (file.bad()) throw UsageError(path + ": cannot read: " + std::strerror(errno));
-  return parse_profile_csv(text.str(), path);
+  // io::read_input refuses what is not a regular file (a FIFO would block the reader); its
+  // failures are this reader's bad input.
+  std::string text;
+  try {
+    text = io::read_input(path);
+  } catch (const UsageError&) {
+    throw;
+  } catch (const Error& e) {
+    throw UsageError(e.what());
+  }
+  return parse_profile_csv(text, path);
 }
 
 }  // namespace ctrl::partition

@@ -1,8 +1,12 @@
 #include "workloads/profile_file.hpp"
 
 #include <ctrl/errors.hpp>
+#include <ctrl/io/files.hpp>
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,10 +15,8 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 namespace ctrl::workloads {
 
@@ -81,21 +83,28 @@ std::string format_profile_row(const ProfileRow& r) {
                      r.converged ? 1 : 0, number(r.gflops), field(r.app), r.cols);
 }
 
+namespace {
+
+// The file's text; empty when it does not exist (a profile not started yet).
+std::string read_if_present(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 && errno == ENOENT) return {};
+  return io::read_input(path);
+}
+
+}  // namespace
+
 bool is_profile_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::string line;
-  if (!in || !std::getline(in, line)) return false;
+  const std::string text = read_if_present(path);
+  std::string line = text.substr(0, text.find('\n'));
   if (!line.empty() && line.back() == '\r') line.pop_back();
   return line == profile_header();
 }
 
-ProfileFile read_profile_file(const std::string& path) {
+ProfileFile read_profile_file(const std::string& path) { return parse_profile_file(read_if_present(path), path); }
+
+ProfileFile parse_profile_file(const std::string& text, const std::string& path) {
   ProfileFile pf;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return pf;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
   if (text.empty()) return pf;
 
   std::vector<std::string> lines;
@@ -112,7 +121,12 @@ ProfileFile read_profile_file(const std::string& path) {
     }
   }
   if (lines.front() != profile_header()) {
-    if (lines.size() == 1 && !last_complete && profile_header().rfind(lines.front(), 0) == 0) return pf;  // cut header
+    // An interruption of the very first write: appending to it would make a file that no reader
+    // takes, and rewriting it would hide that this is not the file the user thinks.
+    if (lines.size() == 1 && !last_complete && profile_header().rfind(lines.front(), 0) == 0)
+      throw UsageError(fmt::format("{}:1: the header is cut short (an interrupted first write): not a profile to "
+                                   "resume; remove it or choose another --out",
+                                   path));
     throw UsageError(fmt::format("{}:1: not a profile written by `ctrl profile` (the header must be '{}'); move it "
                                  "away or choose another --out",
                                  path, profile_header()));
@@ -185,43 +199,93 @@ ProfileFile read_profile_file(const std::string& path) {
   return pf;
 }
 
-ProfileWriter::ProfileWriter(const std::string& path, const std::vector<ProfileRow>* rewrite_rows) : path_(path) {
-  auto fail = [&](const std::string& what) {
-    throw UsageError(fmt::format("--out {}: cannot {}: {}", path, what, std::strerror(errno)));
-  };
-  if (rewrite_rows != nullptr) {
-    const std::string tmp = path + ".tmp";
-    {
-      std::FILE* f = std::fopen(tmp.c_str(), "wb");
-      if (!f) fail("write " + tmp);
-      std::string text = profile_header() + "\n";
-      for (const auto& r : *rewrite_rows) text += format_profile_row(r) + "\n";
-      const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0 &&
-                      ::fsync(::fileno(f)) == 0;
-      std::fclose(f);
-      if (!ok) fail("write " + tmp);
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) fail("replace it");
+ProfileWriter::ProfileWriter(const std::string& path) : path_(path) {
+  io::check_output(path);
+  // Created here when missing (O_EXCL tells whether this process made it); never through a link,
+  // and without blocking on anything that is not a regular file.
+  constexpr int flags = O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+  fd_ = io::FileDescriptor(::open(path.c_str(), flags | O_CREAT | O_EXCL, 0666));
+  created_ = static_cast<bool>(fd_);
+  if (!fd_ && errno == EEXIST) fd_ = io::FileDescriptor(::open(path.c_str(), flags));
+  if (!fd_) fail("open it");
+  struct stat st {};
+  if (::fstat(fd_.get(), &st) != 0) fail("open it");
+  if (!S_ISREG(st.st_mode)) throw UsageError(fmt::format("--out {}: not a regular file", path));
+  // One writer per profile: two would append the same sizes twice. The lock is taken on the file
+  // at the path: a file that another writer has just replaced is that writer's.
+  struct stat now {};
+  if (::flock(fd_.get(), LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) busy();
+  if (::stat(path.c_str(), &now) != 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino) busy();
+  const int fl = ::fcntl(fd_.get(), F_GETFL);
+  if (fl < 0 || ::fcntl(fd_.get(), F_SETFL, fl & ~O_NONBLOCK) != 0) fail("open it");
+
+  std::string text(static_cast<std::size_t>(st.st_size), '\0');
+  std::size_t have = 0;
+  while (have < text.size()) {
+    const ssize_t n = ::pread(fd_.get(), text.data() + have, text.size() - have, static_cast<off_t>(have));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail("read it");
+    if (n == 0) break;
+    have += static_cast<std::size_t>(n);
   }
-  file_ = std::fopen(path.c_str(), "ab");
-  if (!file_) fail("open it for appending");
-  std::fseek(file_, 0, SEEK_END);
-  if (std::ftell(file_) == 0) {
-    const std::string h = profile_header() + "\n";
-    if (std::fwrite(h.data(), 1, h.size(), file_) != h.size() || std::fflush(file_) != 0) fail("write");
-  }
+  text.resize(have);
+  existing_ = parse_profile_file(text, path);
+  empty_ = text.empty();
 }
 
 ProfileWriter::~ProfileWriter() {
-  if (file_) std::fclose(file_);
+  // A profile this command created and wrote nothing into is not left behind as an empty file.
+  struct stat mine {}, now {};
+  if (created_ && !wrote_ && ::fstat(fd_.get(), &mine) == 0 && ::stat(path_.c_str(), &now) == 0 &&
+      mine.st_dev == now.st_dev && mine.st_ino == now.st_ino)
+    ::unlink(path_.c_str());
+}
+
+void ProfileWriter::fail(const std::string& what) const {
+  throw UsageError(fmt::format("--out {}: cannot {}: {}", path_, what, std::strerror(errno)));
+}
+
+void ProfileWriter::busy() const {
+  throw UsageError(fmt::format("--out {}: another ctrl profile is writing it (it holds the file's lock); wait for it "
+                               "to end, or choose another --out",
+                               path_));
+}
+
+void ProfileWriter::start() {
+  if (existing_.dropped_rows > 0) {
+    // Rows of an interrupted size are dropped: the file is replaced (atomically) by its complete
+    // sizes, and the replacement, locked since its creation, is the file appended to from now on.
+    io::AtomicFile file(path_);
+    std::string text = profile_header() + "\n";
+    for (const auto& r : existing_.rows) text += format_profile_row(r) + "\n";
+    file.write(text);
+    file.commit();
+    fd_ = file.take_descriptor();
+  } else if (empty_) {
+    append(profile_header() + "\n");
+  } else if (::lseek(fd_.get(), 0, SEEK_END) < 0) {
+    fail("open it for appending");
+  }
+  started_ = true;
+}
+
+void ProfileWriter::append(const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd_.get(), text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail("write");
+    done += static_cast<std::size_t>(n);
+  }
+  ::fsync(fd_.get());
 }
 
 void ProfileWriter::write(const std::vector<ProfileRow>& rows) {
+  if (!started_) start();
   std::string text;
   for (const auto& r : rows) text += format_profile_row(r) + "\n";
-  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size() || std::fflush(file_) != 0)
-    throw UsageError(fmt::format("--out {}: cannot write: {}", path_, std::strerror(errno)));
-  ::fsync(::fileno(file_));
+  append(text);
+  wrote_ = true;
 }
 
 }  // namespace ctrl::workloads

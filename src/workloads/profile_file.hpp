@@ -23,9 +23,9 @@
 // Rows are written one size at a time (every processor's row, then a flush), so that an
 // interrupted profile holds only complete sizes, plus at most one partial line.
 #pragma once
+#include <ctrl/io/files.hpp>
 #include <ctrl/threads.hpp>
 
-#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,28 +61,47 @@ struct ProfileFile {
   std::size_t dropped_rows = 0;           // rows of incomplete sizes, and a partial last line
 };
 
-// Reads a file written by `ctrl profile`. A missing or empty file gives an empty result. A file
-// with another header, or malformed rows, throws UsageError naming file and line.
+// Reads a file written by `ctrl profile` (an input: a FIFO or a device is refused, not waited
+// on). A missing or empty file gives an empty result. A file with another header, a header cut
+// short, or malformed rows, throws UsageError naming file and line.
 ProfileFile read_profile_file(const std::string& path);
+// The same for a file's text, read by the caller.
+ProfileFile parse_profile_file(const std::string& text, const std::string& path);
 
 // Whether a file starts with profile_header() (false when missing or empty).
 bool is_profile_file(const std::string& path);
 
-// Appends whole sizes to a profile file and flushes after each.
+// The profile file of one `ctrl profile`, held from before it is read until the command ends:
+// opened (created when missing) and locked with flock(), so that a second `ctrl profile` on the
+// same file fails at once instead of appending the same sizes again. Whole sizes are appended
+// and synced one at a time.
 class ProfileWriter {
  public:
-  // Opens `path` for appending; writes the header when the file is new or empty. With
-  // `rewrite_rows`, the file is first replaced (atomically) by the header and these rows: that
-  // is how a resumed profile drops a partial last size.
-  ProfileWriter(const std::string& path, const std::vector<ProfileRow>* rewrite_rows = nullptr);
+  // Opens, locks and reads `path`. UsageError when it is not a regular file (or a symbolic link),
+  // when another process holds its lock, or when it is not a profile to resume.
+  explicit ProfileWriter(const std::string& path);
+  // Removes the file when this writer created it and wrote no row into it.
   ~ProfileWriter();
   ProfileWriter(const ProfileWriter&) = delete;
   ProfileWriter& operator=(const ProfileWriter&) = delete;
+
+  // What the file held when it was opened.
+  const ProfileFile& existing() const { return existing_; }
+  // Appends one size's rows. The first call prepares the file: the header into an empty one, or,
+  // when an interruption left rows of an incomplete size, an atomic rewrite with the complete
+  // sizes only (existing().rows), still locked.
   void write(const std::vector<ProfileRow>& rows);
 
  private:
+  void start();
+  void append(const std::string& text);
+  [[noreturn]] void fail(const std::string& what) const;
+  [[noreturn]] void busy() const;
+
   std::string path_;
-  std::FILE* file_ = nullptr;
+  io::FileDescriptor fd_;
+  ProfileFile existing_;
+  bool created_ = false, empty_ = false, started_ = false, wrote_ = false;
 };
 
 }  // namespace ctrl::workloads

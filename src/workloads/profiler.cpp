@@ -103,11 +103,19 @@ ProfileOutcome run_profile(const ProfileRequest& req, Platform& team, ProfileObs
 
   // Resume: the file must be a profile of the same application, N and processors. The root reads
   // it and decides; every member follows.
-  std::optional<ProfileFile> existing;
+  // The root opens and locks the file first: a file that cannot be the profile (another writer
+  // holds it, it is no profile, it is a FIFO) is an error every member agrees on.
+  std::optional<ProfileWriter> writer;
   std::string text;
   if (team.is_root()) {
-    existing = read_profile_file(req.out);
-    text = to_text(plan_resume(req, *existing, names, app));
+    ResumePlan root_plan;
+    try {
+      writer.emplace(req.out);
+      root_plan = plan_resume(req, writer->existing(), names, app);
+    } catch (const UsageError& e) {
+      root_plan.error = e.what();
+    }
+    text = to_text(root_plan);
   }
   team.share(text);
   const ResumePlan plan = from_text(text);
@@ -123,8 +131,6 @@ ProfileOutcome run_profile(const ProfileRequest& req, Platform& team, ProfileObs
                              ? fmt::format(", {} row{} of an interrupted size dropped", plan.dropped_rows,
                                            plan.dropped_rows == 1 ? "" : "s")
                              : std::string()));
-  std::optional<ProfileWriter> writer;
-  if (team.is_root()) writer.emplace(req.out, existing->dropped_rows > 0 ? &existing->rows : nullptr);
 
   // Base powers: given, else the ones this file was measured with, else measured now.
   for (std::size_t i = 0; i < team.size(); ++i) {

@@ -1,6 +1,7 @@
 #include "workloads/selection.hpp"
 
 #include <ctrl/errors.hpp>
+#include <ctrl/io/files.hpp>
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -11,7 +12,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -95,12 +95,25 @@ Selection parse_selection(std::string_view text, const std::string& path) {
   return sel;
 }
 
+namespace {
+
+// io's messages are "<path>: <why>"; the why, for a message of this file's own.
+std::string reason(const Error& e, const std::string& path) {
+  std::string why = e.what();
+  if (why.rfind(path + ": ", 0) == 0) why.erase(0, path.size() + 2);
+  return why;
+}
+
+}  // namespace
+
 Selection read_selection(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(fmt::format("{}: cannot read the selection file ({})", path, std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_selection(text.str(), path);
+  std::string text;
+  try {
+    text = io::read_input(path);  // a FIFO is refused, not waited on
+  } catch (const Error& e) {
+    throw UsageError(fmt::format("{}: cannot read the selection file ({})", path, reason(e, path)));
+  }
+  return parse_selection(text, path);
 }
 
 std::vector<DeviceSpec> Selection::devices_for(int rank, const std::string& host) const {
@@ -132,20 +145,11 @@ std::string Selection::text() const {
 }
 
 void write_selection(const std::string& path, const Selection& selection) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << selection.text();
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw UsageError(fmt::format("{}: cannot write the selection file", path));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(tmp.c_str());
-    throw UsageError(fmt::format("{}: cannot write the selection file ({})", path, why));
+  try {
+    io::check_output(path);
+    io::write_file_atomically(path, selection.text());
+  } catch (const Error& e) {
+    throw UsageError(fmt::format("{}: cannot write the selection file ({})", path, reason(e, path)));
   }
 }
 

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -240,6 +241,59 @@ TEST_P(AppCli, AFailedRunLeavesAnExistingOutputAlone) {
   args.insert(args.end(), outs.begin(), outs.end());
   EXPECT_EQ(run(args).rc, 2);
   for (const auto& o : p.outputs) EXPECT_EQ(slurp(path("out_" + o + ".npy")), "old") << o;
+}
+
+// Outputs go to regular files only (docs/case-studies.md): a FIFO or a symbolic link as --out is
+// refused before the run, and a FIFO as --in is refused instead of waited on.
+TEST_P(AppCli, OutputsAreRegularFilesAndAFifoInputDoesNotBlock) {
+  const apps::Problem p = app().problem();
+  const auto in = write_inputs(p);
+  const fs::path fifo = path("pipe");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const fs::path kept = path("kept.npy");
+  std::ofstream(kept) << "kept";
+  fs::create_symlink(kept, path("link.npy"));
+  for (const fs::path& out : {fifo, path("link.npy")}) {
+    auto args = in;
+    args.insert(args.end(), {"--out", p.outputs.front() + "=" + out.string()});
+    const Result r = run(args);
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find(out.string() + ": a "), std::string::npos) << r.err;
+    EXPECT_EQ(r.out.find("time_s="), std::string::npos) << "it computed: " << r.out;
+  }
+  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(fifo)));
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(path("link.npy"))));
+  EXPECT_EQ(slurp(kept), "kept");
+  expect_bad_input(p.inputs.front(), fifo, "a FIFO, not a regular file");
+}
+
+TEST_P(AppCli, AnOutputThatIsAnInputIsRefused) {
+  const apps::Problem p = app().problem();
+  auto args = write_inputs(p);
+  const fs::path input = path(p.inputs.back() + ".npy");
+  const std::string before = slurp(input);
+  args.insert(args.end(), {"--out", p.outputs.front() + "=" + input.string()});
+  const Result r = run(args);
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.err.find("an output may not overwrite an input"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("time_s="), std::string::npos) << "it computed: " << r.out;
+  EXPECT_EQ(slurp(input), before);
+}
+
+// A run that fails writing its last output leaves none of them (blackscholes left call.npy): every
+// output is written beside its target before any is put in place. /proc takes no new file, even
+// from root, who passes the directory check before the run.
+TEST_P(AppCli, AFailedSaveLeavesNoOutput) {
+  const apps::Problem p = app().problem();
+  if (p.outputs.size() < 2) GTEST_SKIP() << "one output";
+  auto args = write_inputs(p);
+  for (std::size_t i = 0; i + 1 < p.outputs.size(); ++i)
+    args.insert(args.end(), {"--out", p.outputs[i] + "=" + path("out_" + p.outputs[i] + ".npy").string()});
+  args.insert(args.end(), {"--out", p.outputs.back() + "=/proc/ctrl-no-such-output.npy"});
+  const Result r = run(args);
+  EXPECT_NE(r.rc, 0) << r.out;
+  EXPECT_NE(r.err.find("/proc/ctrl-no-such-output.npy"), std::string::npos) << r.err;
+  expect_no_outputs(p);
 }
 
 TEST_P(AppCli, BadArgumentsExit2) {

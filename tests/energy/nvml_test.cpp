@@ -9,6 +9,8 @@
 
 #include <ctrl/energy.hpp>
 
+#include "ticking_clock.hpp"
+
 namespace ce = ctrl::energy;
 
 namespace {
@@ -84,7 +86,10 @@ TEST(Nvml, ThisMachineIsReportedHonestly) {
               << *b.min_power_w << ".." << *b.max_power_w << " W\n";
     EXPECT_GT(*b.watts, 1.0);
     EXPECT_LT(*b.watts, 2000.0);
-    EXPECT_GE(b.samples, 10u);
+    // The whole second was sampled. How many samples fit in it depends on how often this thread
+    // got a core, which a loaded machine decides: at least the first and the last.
+    EXPECT_GE(b.seconds, 1.0);
+    EXPECT_GE(b.samples, 2u);
   }
 }
 
@@ -127,14 +132,15 @@ TEST_F(FakeNvml, MeterReadsJoulesFromTheMillijouleCounterAndWatts) {
 
 TEST_F(FakeNvml, MeasurementAndDynamicEnergyOnTheFakeGpu) {
   ce::NvmlMeter m(0, lib_);
-  ce::Measurement meas(m);
+  ctrl::test::TickingClock clock;  // the window lasts a few ticks, however slow the machine
+  ce::Measurement meas(m, clock);
   meas.start();
   set_energy_mj(0, 1'000'000 + 620'000);  // 620 J during the window
   const ce::EnergyWindow w = meas.stop();
   ASSERT_TRUE(w.energy_j.has_value());
   EXPECT_DOUBLE_EQ(*w.energy_j, 620.0);
   EXPECT_NEAR(*w.dynamic_j(100.0), 620.0 - 100.0 * w.seconds, 1e-9);
-  EXPECT_FALSE(w.resolved());  // microseconds, far below 4 s at 0.1 s updates
+  EXPECT_FALSE(w.resolved());  // far below 4 s at 0.1 s updates
 }
 
 TEST_F(FakeNvml, FailuresNameTheGpuAndNvmlsReason) {

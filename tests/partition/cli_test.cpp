@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -121,6 +122,37 @@ TEST_P(Cli, PlotMarksTheThreeDistributions) {
   const Result none = run({"--profile", fixture("paper_example.csv"), "--workload", "2", "--plot", svg.string()});
   ASSERT_EQ(none.code, 0) << none.err;
   EXPECT_NE(slurp(svg).find("load-balanced: none"), std::string::npos);
+}
+
+// The plot goes to a regular file, never over the profile it is computed from; a FIFO is refused
+// as the profile or the plot instead of blocking (docs/tool.md, "Files").
+TEST_P(Cli, ThePlotIsARegularFileAndNotTheProfile) {
+  const fs::path csv = dir_ / "p.csv";
+  fs::copy_file(fixture("paper_example.csv"), csv);
+  const std::string before = slurp(csv);
+  const Result same = run({"--profile", csv.string(), "--workload", "4", "--plot", csv.string()});
+  EXPECT_EQ(same.code, 2) << same.err;
+  EXPECT_NE(same.err.find("an output may not overwrite an input"), std::string::npos) << same.err;
+  EXPECT_EQ(same.out, "") << "it computed the front";
+  EXPECT_EQ(slurp(csv), before);
+  const fs::path fifo = dir_ / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const auto& args : {std::vector<std::string>{"--profile", fifo.string(), "--workload", "4"},
+                           std::vector<std::string>{"--profile", csv.string(), "--workload", "4", "--plot", fifo.string()}}) {
+    const Result r = run(args);
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find(fifo.string() + ": a FIFO, not a regular file"), std::string::npos) << r.err;
+  }
+  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(fifo)));
+  // Replaced atomically, keeping its permissions, with no temporary file left.
+  const fs::path svg = dir_ / "front.svg";
+  std::ofstream(svg) << "old";
+  fs::permissions(svg, fs::perms::owner_read | fs::perms::owner_write);
+  ASSERT_EQ(run({"--profile", csv.string(), "--workload", "4", "--plot", svg.string()}).code, 0);
+  EXPECT_EQ(slurp(svg).rfind("<svg", 0), 0u);
+  EXPECT_EQ(fs::status(svg).permissions(), fs::perms::owner_read | fs::perms::owner_write);
+  for (const auto& e : fs::directory_iterator(dir_))
+    EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << "a temporary file left: " << e.path();
 }
 
 TEST_P(Cli, MeasuredDgemmProfile) {

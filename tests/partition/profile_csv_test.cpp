@@ -82,7 +82,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"empty.csv", ": ", "the file is empty"},
                       BadInput{"header_only.csv", ": ", "no data rows"},
                       BadInput{"ragged.csv", ":3: ", "ragged row: 3 fields where the header has 4"},
-                      BadInput{"no_such_file.csv", ": ", "cannot open"}),
+                      BadInput{"no_such_file.csv", ": ", "no such file"}),
     [](const auto& param_info) {
       std::string name = param_info.param.file;
       return name.substr(0, name.find('.'));

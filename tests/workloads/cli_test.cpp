@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <chrono>
@@ -270,6 +272,147 @@ TEST_F(Cli, RunWritesTheOutputMatrixOnlyWhenItIsRight) {
   const Result host = run({"run", "dgemm", "--split", "node1/cpu:0=4"}, quick);
   EXPECT_EQ(host.code, 2);
   EXPECT_NE(host.err.find("names a host"), std::string::npos) << host.err;
+}
+
+// ---- files: regular files only, no output over an input, one writer per profile (docs/tool.md) ----
+
+bool is_fifo(const std::string& p) { return fs::is_fifo(fs::symlink_status(p)); }
+
+TEST_F(Cli, AFifoIsRefusedAsAnInputOrAnOutputWithoutBlocking) {
+  ASSERT_EQ(::mkfifo(path("fifo").c_str(), 0600), 0);
+  const std::vector<std::vector<std::string>> cases = {
+      {"profile", "dgemm", "--device", "cpu:0", "--sizes", "4", "--out", path("fifo")},
+      {"run", "dgemm", "--front", path("fifo"), "--pick", "fastest"},
+      {"run", "dgemm", "--split", "cpu:0=4", "--cols", "8", "--output", path("fifo")},
+      {"run", "dgemm", "--split", "cpu:0=4", "--cols", "8", "--json", path("fifo")},
+      {"run", "dgemm", "--split", "cpu:0=4", "--cols", "8", "--profile", path("fifo")},
+      {"devices", "--write-selection", path("fifo")},
+  };
+  for (const auto& args : cases) {
+    const Result r = run(args, args[0] == "devices" ? std::vector<std::string>{} : quick);
+    EXPECT_EQ(r.code, 2) << args[0] << " " << args[args.size() - 2] << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find(path("fifo")), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("FIFO"), std::string::npos) << r.err;
+    EXPECT_TRUE(is_fifo(path("fifo")));
+  }
+}
+
+TEST_F(Cli, AnOutputThatIsAnInputIsRefusedBeforeAnyWork) {
+  make_profile_and_front();
+  const std::string front = slurp(path("front.json")), profile = slurp(path("p.csv"));
+  for (const auto& extra : {std::vector<std::string>{"--json", path("front.json")},
+                            std::vector<std::string>{"--json", path("p.csv")},
+                            std::vector<std::string>{"--output", path("p.csv")}}) {
+    std::vector<std::string> args = {"run", "dgemm", "--front", path("front.json"), "--pick", "fastest", "--profile",
+                                     path("p.csv")};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const Result r = run(args, quick);
+    EXPECT_EQ(r.code, 2) << extra[0] << " " << extra[1] << "\n" << r.err;
+    EXPECT_NE(r.err.find("an output may not overwrite an input"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out.find("check:"), std::string::npos) << "it ran: " << r.out;
+  }
+  EXPECT_EQ(slurp(path("front.json")), front);
+  EXPECT_EQ(slurp(path("p.csv")), profile);
+}
+
+// A second `ctrl profile` on the same --out fails at once: the test holds the lock as a running
+// profile would.
+TEST_F(Cli, ASecondProfileOnTheSameFileIsRefused) {
+  const std::vector<std::string> args = {"profile", "dgemm", "--device", "cpu:0", "--sizes", "4,8", "--cols", "16",
+                                         "--out", path("p.csv")};
+  {
+    const int fd = ::open(path("p.csv").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);
+    const Result r = run(args, quick);
+    ::close(fd);
+    EXPECT_EQ(r.code, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find(path("p.csv")), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("another ctrl profile is writing it"), std::string::npos) << r.err;
+    EXPECT_EQ(slurp(path("p.csv")), "");
+  }
+  const Result r = run(args, quick);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(ctrl::partition::read_profile_csv(path("p.csv"))[0].size(), 2U);
+}
+
+TEST_F(Cli, AProfileWithACutHeaderIsNotResumed) {
+  const std::string cut = "processor,size,ti";
+  std::ofstream(path("p.csv"), std::ios::binary) << cut;
+  const Result r = run({"profile", "dgemm", "--device", "cpu:0", "--sizes", "4", "--cols", "16", "--out", path("p.csv")},
+                       quick);
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find(path("p.csv") + ":1: the header is cut short"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(path("p.csv")), cut);
+}
+
+// A failed profile leaves no file of its own; a resumed one keeps its permissions through the
+// rewrite that drops an interrupted size.
+TEST_F(Cli, AFailedProfileLeavesNoEmptyFile) {
+  const Result r = run({"profile", "dgemm", "--device", "cpu:0", "--sizes", "4", "--out", path("p.csv"), "--cols",
+                        "99999999999"},
+                       quick);
+  EXPECT_NE(r.code, 0);
+  EXPECT_FALSE(fs::exists(path("p.csv"))) << r.err;
+}
+
+// The old fixed temporary name (sel.txt.tmp) followed a planted link; outputs are written through
+// exclusive temporary files of unpredictable names.
+TEST_F(Cli, APlantedLinkBesideAnOutputIsNotFollowed) {
+  std::ofstream(path("victim")) << "precious";
+  fs::create_symlink(path("victim"), path("sel.txt.tmp"));
+  const Result r = run({"devices", "--write-selection", path("sel.txt"), "--groups", "1"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(slurp(path("victim")), "precious");
+  EXPECT_NE(slurp(path("sel.txt")).find(": cpu:"), std::string::npos);
+  for (const auto& e : fs::directory_iterator(dir_))
+    EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << "a temporary file left: " << e.path();
+}
+
+// The first SIGTERM ends `ctrl profile` after the size in progress: exit 130, the sizes measured
+// kept. The test waits for the first size's progress line (an event), not for a time.
+TEST_F(Cli, TheFirstSigtermEndsAProfile) {
+  const std::vector<std::string> args = {CTRL_TOOL, "profile", "dgemm", "--device", "cpu:0", "--sizes", "8:4000:8",
+                                         "--cols", "64", "--out", path("p.csv"), "--min-round", "0.002",
+                                         "--max-reps", "3", "--idle-seconds", "0", "--progress", "plain"};
+  int err[2];
+  ASSERT_EQ(::pipe(err), 0);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 1);
+    ::dup2(err[1], 2);
+    ::close(err[0]);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  ::close(err[1]);
+  std::string text;
+  char buffer[4096];
+  bool signalled = false;
+  for (;;) {
+    const ssize_t n = ::read(err[0], buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+    if (!signalled && text.find("profile: size 8 (1/") != std::string::npos) {
+      ::kill(pid, SIGTERM);
+      signalled = true;
+    }
+  }
+  ::close(err[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(signalled) << text;
+  ASSERT_TRUE(WIFEXITED(status)) << "ended by a signal: " << status << "\n" << text;
+  EXPECT_EQ(WEXITSTATUS(status), 130) << text;
+  const std::size_t kept = ctrl::partition::read_profile_csv(path("p.csv"))[0].size();
+  EXPECT_GE(kept, 1U);
+  EXPECT_LT(kept, 500U);
 }
 
 TEST_F(Cli, BadArgumentsExitWith2AndSayWhy) {

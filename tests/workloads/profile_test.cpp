@@ -265,7 +265,8 @@ TEST_F(ProfileFileTest, AnInterruptedFileKeepsItsCompleteSizes) {
   EXPECT_EQ(pf.dropped_rows, 2U);
   // Rewriting keeps exactly the complete sizes, then appends.
   {
-    ProfileWriter w(f, &pf.rows);
+    ProfileWriter w(f);
+    EXPECT_EQ(w.existing().dropped_rows, 2U);
     w.write({row("cpu:0", 24, 1.5), row("cpu:1", 24, 1.6)});
   }
   const ProfileFile again = read_profile_file(f);
@@ -278,8 +279,13 @@ TEST_F(ProfileFileTest, ForeignAndMalformedFilesAreRefused) {
   EXPECT_TRUE(read_profile_file(path("missing.csv")).rows.empty());
   spit(path("empty.csv"), "");
   EXPECT_TRUE(read_profile_file(path("empty.csv")).rows.empty());
-  spit(path("cut-header.csv"), profile_header().substr(0, 12));
-  EXPECT_TRUE(read_profile_file(path("cut-header.csv")).rows.empty());
+  spit(path("cut-header.csv"), profile_header().substr(0, 12));  // not resumed: appending would corrupt it
+  try {
+    read_profile_file(path("cut-header.csv"));
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("cut-header.csv:1: the header is cut short"), std::string::npos) << e.what();
+  }
   spit(path("other.csv"), "processor,size,time,energy\ncpu,1,1,1\n");
   EXPECT_THROW(read_profile_file(path("other.csv")), UsageError);
   spit(path("bad.csv"), profile_header() + "\ncpu:0,8,abc,0,3,1,0,,,,none,1,1,dgemm,64\n");
@@ -292,6 +298,27 @@ TEST_F(ProfileFileTest, ForeignAndMalformedFilesAreRefused) {
   spit(path("twice.csv"), profile_header() + "\n" + format_profile_row(row("cpu:0", 8, 1)) + "\n" +
                               format_profile_row(row("cpu:0", 8, 1)) + "\n");
   EXPECT_THROW(read_profile_file(path("twice.csv")), UsageError);
+}
+
+// One writer per file: the second fails at once, naming the file. A writer that wrote nothing
+// into the file it created removes it.
+TEST_F(ProfileFileTest, OneWriterAtATime) {
+  const std::string f = path("p.csv");
+  {
+    ProfileWriter first(f);
+    try {
+      ProfileWriter second(f);
+      FAIL() << "no error";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(f + ": another ctrl profile is writing it"), std::string::npos) << e.what();
+    }
+    first.write({row("cpu:0", 8, 0.5)});
+  }
+  EXPECT_EQ(read_profile_file(f).rows.size(), 1U);
+  { ProfileWriter again(f); }  // the file was there: kept
+  EXPECT_EQ(read_profile_file(f).rows.size(), 1U);
+  { ProfileWriter unused(path("new.csv")); }
+  EXPECT_FALSE(std::filesystem::exists(path("new.csv")));
 }
 
 // Stops the profile after `after` sizes, as Ctrl-C does.

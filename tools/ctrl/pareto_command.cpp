@@ -6,6 +6,7 @@
 #include "front_svg.hpp"
 
 #include <ctrl/errors.hpp>
+#include <ctrl/io/files.hpp>
 #include <ctrl/partition/load_balanced.hpp>
 #include <ctrl/partition/pareto.hpp>
 #include <ctrl/partition/profile_csv.hpp>
@@ -15,7 +16,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -60,6 +60,11 @@ int run_pareto(const ParetoArgs& a) {
   report.model.kind = a.energy == "total" ? partition::EnergyKind::total : partition::EnergyKind::dynamic;
   report.model.base_power = parse_base_power(a.base_power);
   report.profile_path = a.profile;
+  if (!a.plot.empty()) {
+    const io::FileArgument files[] = {{"--profile", a.profile, false}, {"--plot", a.plot, true}};
+    io::check_distinct_files(files);
+    io::check_output(a.plot);
+  }
   const partition::Profile profile = partition::read_profile_csv(a.profile);
   report.processors = profile.names();
 
@@ -81,9 +86,11 @@ int run_pareto(const ParetoArgs& a) {
   std::cout.flush();
 
   if (!a.plot.empty()) {
-    std::ofstream svg(a.plot, std::ios::binary | std::ios::trunc);
-    if (svg) svg << front_svg(report);
-    if (!svg) throw exit_error(exit_bad_input, "--plot: cannot write " + a.plot + ": " + std::strerror(errno));
+    try {
+      io::write_file_atomically(a.plot, front_svg(report));
+    } catch (const std::exception& e) {
+      throw exit_error(exit_bad_input, std::string("--plot: ") + e.what());
+    }
   }
   return exit_ok;
 }

@@ -10,8 +10,11 @@
 #include "workloads/loop_args.hpp"
 #include "workloads/profiler.hpp"
 
+#include <ctrl/io/files.hpp>
+
 #include <fmt/format.h>
 
+#include <atomic>
 #include <csignal>
 #include <cstdint>
 #include <iostream>
@@ -81,12 +84,16 @@ class Observer final : public workloads::ProfileObserver {
   double todo_weight_ = 0, done_weight_ = 0;
 };
 
-workloads::StopFlag* interrupted = nullptr;
+std::atomic<workloads::StopFlag*> interrupted{nullptr};  // read by the handler
 
-extern "C" void on_interrupt(int) {
-  if (interrupted != nullptr) interrupted->store(true);
-  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
-  std::signal(SIGTERM, SIG_DFL);
+// The first Ctrl-C or SIGTERM ends the profile after the size in progress (exit 130, the sizes
+// measured are kept); the next ends the process at once, removing the temporary file of a save in
+// progress (io::AtomicFile). Outside run_profile, nothing polls the flag: the first ends it at once.
+extern "C" void on_interrupt(int sig) {
+  std::signal(SIGINT, io::remove_temporary_files_and_die);
+  std::signal(SIGTERM, io::remove_temporary_files_and_die);
+  if (workloads::StopFlag* stop = interrupted.load(); stop != nullptr) stop->store(true);
+  else io::remove_temporary_files_and_die(sig);
 }
 
 int run_profile_command(const ProfileArgs& a) {

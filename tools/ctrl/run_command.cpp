@@ -16,6 +16,7 @@
 #include "workloads/team.hpp"
 #include "workloads/workload.hpp"
 
+#include <ctrl/io/files.hpp>
 #include <ctrl/partition/load_balanced.hpp>
 #include <ctrl/partition/pareto.hpp>
 #include <ctrl/partition/profile_csv.hpp>
@@ -27,7 +28,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -198,9 +198,11 @@ int run_run(const RunArgs& a) {
     doc["check"] = {{"ok", check.ok}, {"worst", check.worst}, {"rows", check.rows_checked},
                     {"method", check.method}, {"detail", check.detail}};
     if (!a.json_file.empty() && team.is_root()) {
-      std::ofstream f(a.json_file, std::ios::binary | std::ios::trunc);
-      f << doc.dump(2) << '\n';
-      if (!f) throw exit_error(exit_bad_input, "--json " + a.json_file + ": cannot write it");
+      try {
+        io::write_file_atomically(a.json_file, doc.dump(2) + "\n");
+      } catch (const std::exception& e) {
+        throw exit_error(exit_bad_input, std::string("--json ") + e.what());
+      }
     }
     if (a.format == "json") std::cout << doc.dump(2) << '\n';
   }

@@ -5,6 +5,7 @@
 #include "workloads/loop_args.hpp"
 #include "workloads/profile_file.hpp"
 
+#include <ctrl/io/files.hpp>
 #include <ctrl/partition/load_balanced.hpp>
 #include <ctrl/partition/pareto.hpp>
 #include <ctrl/partition/profile_csv.hpp>
@@ -13,20 +14,35 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <fstream>
+#include <cstdint>
+#include <limits>
 
 namespace ctrl::tool {
 
 namespace {
 
 nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw exit_error(exit_bad_input, fmt::format("--front {}: cannot read it", path));
+  std::string text;
   try {
-    return nlohmann::json::parse(in);
+    text = io::read_input(path);  // a FIFO is refused, not waited on
+  } catch (const Error& e) {
+    throw exit_error(exit_bad_input, fmt::format("--front {}", e.what()));
+  }
+  try {
+    return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw exit_error(exit_bad_input, fmt::format("--front {}: not JSON ({})", path, e.what()));
   }
+}
+
+// An integer of the front file. nlohmann's get<index_t> casts whatever number the value holds: a
+// float beyond index_t (1e19) is undefined behaviour, an unsigned one beyond it wraps.
+index_t front_integer(const nlohmann::json& v, const std::string& front, const char* what) {
+  constexpr auto most = std::numeric_limits<index_t>::max();
+  if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(most)))
+    throw exit_error(exit_bad_input,
+                     fmt::format("--front {}: {} {} is not an integer of at most {}", front, what, v.dump(), most));
+  return v.get<index_t>();
 }
 
 partition::Size parse_count(const std::string& text, const std::string& what) {
@@ -75,13 +91,27 @@ Plan plan_from_front(const RunArgs& a, const partition::Profile* profile) {
       what = fmt::format("point {}", idx);
     }
     const auto& point = front.at(k);
-    plan.rows = point.at("distribution").get<std::vector<index_t>>();
+    const auto& parts = point.at("distribution");
+    if (!parts.is_array())
+      throw exit_error(exit_bad_input, fmt::format("--front {}: point {}: the distribution is not a list", a.front, k + 1));
+    for (const auto& part : parts) plan.rows.push_back(front_integer(part, a.front, "a distribution part"));
     plan.front_time = point.at("time").get<double>();
     plan.front_energy = point.at("energy").get<double>();
     plan.source = fmt::format("{} point {} of {} ({})", a.front, k + 1, front.size(), what);
     if (plan.rows.size() != plan.names.size())
       throw exit_error(exit_bad_input, fmt::format("--front {}: a distribution of {} parts for {} processors", a.front,
                                                    plan.rows.size(), plan.names.size()));
+    // A hand-edited point would otherwise run (and be compared with predictions) as another workload.
+    index_t sum = 0;
+    try {
+      sum = checked_sum(plan.rows);
+    } catch (const UsageError& e) {
+      throw exit_error(exit_bad_input, fmt::format("--front {}: point {}: {}", a.front, k + 1, e.what()));
+    }
+    if (sum != workload)
+      throw exit_error(exit_bad_input, fmt::format("--front {}: point {}: the distribution sums to {}, not to the "
+                                                   "front's workload {}",
+                                                   a.front, k + 1, sum, workload));
   } catch (const nlohmann::json::exception& e) {
     throw exit_error(exit_bad_input,
                      fmt::format("--front {}: not a front written by `ctrl pareto --format json` ({})", a.front, e.what()));
