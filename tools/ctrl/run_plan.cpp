@@ -159,6 +159,15 @@ Plan plan_from_profile(const RunArgs& a, const partition::Profile& profile) {
 
 Prepared prepare_run(const RunArgs& a, const workloads::Workload& app) {
   const bool by_split = !a.split.empty();
+  // The outputs, before any work: regular files (or new ones), none of them an input.
+  const io::FileArgument files[] = {{"--front", a.front, false},
+                                    {"--profile", a.profile, false},
+                                    {"--selection", a.platform.selection, false},
+                                    {"--json", a.json_file, true},
+                                    {"--output", a.output, true}};
+  io::check_distinct_files(files);
+  for (const auto& f : files)
+    if (f.output && !f.path.empty()) io::check_output(f.path);
   // The profile: predictions per processor, N, and the base powers the predictions were made with.
   std::optional<partition::Profile> profile;
   workloads::ProfileFile meta;
