@@ -155,9 +155,11 @@ ProfileFile parse_profile_file(const std::string& text, const std::string& path)
       if (fields[k].empty()) return std::nullopt;
       return num(k, what);
     };
-    auto integer = [&](std::size_t k, const char* what) {
+    // Below `most` before the cast: a larger value would make it undefined (index_t) or wrap (int).
+    auto integer = [&](std::size_t k, const char* what, double most = 0x1p63) {
       const double v = num(k, what);
-      if (v != std::floor(v) || v < 0) throw UsageError(fmt::format("{}: {} '{}' is not a count", where, what, fields[k]));
+      if (v != std::floor(v) || v < 0 || v >= most)
+        throw UsageError(fmt::format("{}: {} '{}' is not a count", where, what, fields[k]));
       return static_cast<index_t>(v);
     };
     ProfileRow r;
@@ -165,8 +167,8 @@ ProfileFile parse_profile_file(const std::string& text, const std::string& path)
     r.size = integer(1, "size");
     r.time = num(2, "time");
     r.energy = num(3, "energy");
-    r.reps = static_cast<int>(integer(4, "reps"));
-    r.batch = static_cast<int>(integer(5, "batch"));
+    r.reps = static_cast<int>(integer(4, "reps", 0x1p31));
+    r.batch = static_cast<int>(integer(5, "batch", 0x1p31));
     r.time_ci = num(6, "time_ci");
     r.energy_ci = opt(7, "energy_ci");
     r.energy_measured = opt(8, "energy_measured");
