@@ -6,6 +6,7 @@
 #include "temporary_files.hpp"
 
 #include <cerrno>
+#include <optional>
 #include <system_error>
 
 #include <fcntl.h>
@@ -80,32 +81,62 @@ FileDescriptor::~FileDescriptor() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-FileDescriptor open_input(const std::filesystem::path& path) {
-  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever.
-  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
-  if (!fd) {
-    if (errno == ENOENT || errno == ENOTDIR) usage_error(path, "no such file");
-    system_error(path, "cannot open", errno);
-  }
+namespace {
+
+// Every open of a file to read: O_NONBLOCK, since opening a FIFO for reading would wait for a
+// writer, forever; then fstat, a regular file only; then blocking reads again. -1 in the result
+// when open() failed, with errno set.
+FileDescriptor open_regular(const std::filesystem::path& path, int flags, mode_t mode = 0) {
+  FileDescriptor fd(::open(path.c_str(), flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, mode));
+  if (!fd) return fd;
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) system_error(path, "cannot stat", errno);
   if (!S_ISREG(st.st_mode)) usage_error(path, kind_of(st.st_mode) + ", not a regular file");
-  const int flags = ::fcntl(fd.get(), F_GETFL);
-  if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0) system_error(path, "cannot open", errno);
+  const int now = ::fcntl(fd.get(), F_GETFL);
+  if (now < 0 || ::fcntl(fd.get(), F_SETFL, now & ~O_NONBLOCK) != 0) system_error(path, "cannot open", errno);
   return fd;
 }
 
-std::string read_input(const std::filesystem::path& path) {
-  const FileDescriptor fd = open_input(path);
+std::string read_all(int fd, const std::filesystem::path& path) {
   std::string text;
   char buffer[1 << 16];
   for (;;) {
-    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) system_error(path, "cannot read", errno);
     if (n == 0) return text;
     text.append(buffer, static_cast<std::size_t>(n));
   }
+}
+
+}  // namespace
+
+FileDescriptor open_input(const std::filesystem::path& path) {
+  FileDescriptor fd = open_regular(path, O_RDONLY);
+  if (!fd && (errno == ENOENT || errno == ENOTDIR)) usage_error(path, "no such file");
+  if (!fd) system_error(path, "cannot open", errno);
+  return fd;
+}
+
+std::string read_input(const std::filesystem::path& path) { return read_all(open_input(path).get(), path); }
+
+std::optional<LockedFile> open_locked(const std::filesystem::path& path) {
+  check_output(path);
+  // O_EXCL first, to know whether this process made the file; never through a symbolic link.
+  LockedFile file;
+  file.fd = open_regular(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
+  file.created = static_cast<bool>(file.fd);
+  if (!file.fd && errno == EEXIST) file.fd = open_regular(path, O_RDWR | O_NOFOLLOW);
+  if (!file.fd) system_error(path, "cannot open", errno);
+  // The lock is on the file now at the path: one that another process has just replaced (an
+  // atomic rewrite) belongs to that process. A file system without flock() is written unlocked.
+  if (::flock(file.fd.get(), LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) return std::nullopt;
+  struct stat mine {}, now {};
+  if (::fstat(file.fd.get(), &mine) != 0 || ::stat(path.c_str(), &now) != 0 || mine.st_dev != now.st_dev ||
+      mine.st_ino != now.st_ino)
+    return std::nullopt;
+  file.contents = read_all(file.fd.get(), path);
+  return file;
 }
 
 void check_output(const std::filesystem::path& path) {

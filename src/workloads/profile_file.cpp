@@ -3,9 +3,7 @@
 #include <ctrl/errors.hpp>
 #include <ctrl/io/files.hpp>
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -202,37 +200,21 @@ ProfileFile parse_profile_file(const std::string& text, const std::string& path)
 }
 
 ProfileWriter::ProfileWriter(const std::string& path) : path_(path) {
-  io::check_output(path);
-  // Created here when missing (O_EXCL tells whether this process made it); never through a link,
-  // and without blocking on anything that is not a regular file.
-  constexpr int flags = O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
-  fd_ = io::FileDescriptor(::open(path.c_str(), flags | O_CREAT | O_EXCL, 0666));
-  created_ = static_cast<bool>(fd_);
-  if (!fd_ && errno == EEXIST) fd_ = io::FileDescriptor(::open(path.c_str(), flags));
-  if (!fd_) fail("open it");
-  struct stat st {};
-  if (::fstat(fd_.get(), &st) != 0) fail("open it");
-  if (!S_ISREG(st.st_mode)) throw UsageError(fmt::format("--out {}: not a regular file", path));
-  // One writer per profile: two would append the same sizes twice. The lock is taken on the file
-  // at the path: a file that another writer has just replaced is that writer's.
-  struct stat now {};
-  if (::flock(fd_.get(), LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) busy();
-  if (::stat(path.c_str(), &now) != 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino) busy();
-  const int fl = ::fcntl(fd_.get(), F_GETFL);
-  if (fl < 0 || ::fcntl(fd_.get(), F_SETFL, fl & ~O_NONBLOCK) != 0) fail("open it");
-
-  std::string text(static_cast<std::size_t>(st.st_size), '\0');
-  std::size_t have = 0;
-  while (have < text.size()) {
-    const ssize_t n = ::pread(fd_.get(), text.data() + have, text.size() - have, static_cast<off_t>(have));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail("read it");
-    if (n == 0) break;
-    have += static_cast<std::size_t>(n);
+  // One writer per profile: two would append the same sizes twice.
+  std::optional<io::LockedFile> file;
+  try {
+    file = io::open_locked(path);
+  } catch (const Error& e) {
+    throw UsageError(fmt::format("--out {}", e.what()));
   }
-  text.resize(have);
-  existing_ = parse_profile_file(text, path);
-  empty_ = text.empty();
+  if (!file)
+    throw UsageError(fmt::format("--out {}: another ctrl profile is writing it (it holds the file's lock); wait for "
+                                 "it to end, or choose another --out",
+                                 path));
+  fd_ = std::move(file->fd);
+  created_ = file->created;
+  empty_ = file->contents.empty();
+  existing_ = parse_profile_file(file->contents, path);
 }
 
 ProfileWriter::~ProfileWriter() {
@@ -247,12 +229,6 @@ void ProfileWriter::fail(const std::string& what) const {
   throw UsageError(fmt::format("--out {}: cannot {}: {}", path_, what, std::strerror(errno)));
 }
 
-void ProfileWriter::busy() const {
-  throw UsageError(fmt::format("--out {}: another ctrl profile is writing it (it holds the file's lock); wait for it "
-                               "to end, or choose another --out",
-                               path_));
-}
-
 void ProfileWriter::start() {
   if (existing_.dropped_rows > 0) {
     // Rows of an interrupted size are dropped: the file is replaced (atomically) by its complete
@@ -265,8 +241,6 @@ void ProfileWriter::start() {
     fd_ = file.take_descriptor();
   } else if (empty_) {
     append(profile_header() + "\n");
-  } else if (::lseek(fd_.get(), 0, SEEK_END) < 0) {
-    fail("open it for appending");
   }
   started_ = true;
 }

@@ -96,7 +96,6 @@ class ProfileWriter {
   void start();
   void append(const std::string& text);
   [[noreturn]] void fail(const std::string& what) const;
-  [[noreturn]] void busy() const;
 
   std::string path_;
   io::FileDescriptor fd_;

@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -54,6 +55,16 @@ FileDescriptor open_input(const std::filesystem::path& path);
 
 // The whole contents of an input file (open_input, then read).
 std::string read_input(const std::filesystem::path& path);
+
+// A file that one process at a time updates in place (ctrl profile's profile): opened for reading
+// and writing, created when missing, never through a symbolic link, a regular file only (as
+// check_output), and locked with flock(). nullopt when another process holds the lock.
+struct LockedFile {
+  FileDescriptor fd;     // locked; positioned at the end of the contents
+  bool created = false;  // this call made the file
+  std::string contents;
+};
+std::optional<LockedFile> open_locked(const std::filesystem::path& path);
 
 // ---- outputs -----------------------------------------------------------------------------------
 
