@@ -43,6 +43,9 @@ inline Problem blackscholes_problem(BlackScholesParams& params) {
     require_positive(in, "strike", "strike prices");
     require_positive(in, "years", "times to expiry in years");
   };
+  p.size_shapes = [](const std::vector<std::int64_t>& size) {
+    return std::vector<Shape>{{static_cast<std::size_t>(size[0])}};  // every input and output
+  };
   p.generate = [](const std::vector<std::int64_t>& size, std::uint64_t seed) {
     const Shape shape{static_cast<std::size_t>(size[0])};
     return std::vector<Array>{uniform_array(shape, seed, 0, 5.0F, 30.0F), uniform_array(shape, seed, 1, 1.0F, 100.0F),

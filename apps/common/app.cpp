@@ -1,6 +1,7 @@
 #include "common/app.hpp"
 
 #include <ctrl/io/files.hpp>
+#include <ctrl/sizes.hpp>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -83,6 +84,21 @@ void require_positive(const Inputs& in, std::string_view name, std::string_view 
                                  in.origin(name), name, what, i, data[i]));
     }
   }
+}
+
+void require_fits(const Shape& shape, std::string_view what) {
+  // An extent beyond index_t turns negative here, which checked_elements refuses too.
+  const std::vector<ctrl::index_t> ext(shape.begin(), shape.end());
+  try {
+    ctrl::checked_elements(ext, sizeof(float));
+  } catch (const ctrl::UsageError& e) {
+    throw BadInput(fmt::format("{}: {}", what, e.what()));
+  }
+}
+
+Shape rows_cols(const std::vector<std::int64_t>& size) {
+  const auto rows = static_cast<std::size_t>(size.at(0));
+  return {rows, size.size() > 1 ? static_cast<std::size_t>(size[1]) : rows};
 }
 
 // ---- --check -----------------------------------------------------------------------------------
@@ -169,10 +185,15 @@ void fill_uniform(std::span<float> out, std::uint64_t seed, std::uint64_t stream
 
 Array uniform_array(Shape shape, std::uint64_t seed, std::uint64_t stream, float lo, float hi) {
   Array a;
+  require_fits(shape, fmt::format("random input of shape {}", shape_str(shape)));
   std::size_t n = 1;
   for (std::size_t e : shape) n *= e;
   a.shape = std::move(shape);
-  a.data.resize(n);
+  try {
+    a.data.resize(n);
+  } catch (const std::bad_alloc&) {
+    ctrl::throw_cannot_allocate(n * sizeof(float), fmt::format("a random input of shape {}", shape_str(a.shape)));
+  }
   fill_uniform(a.data, seed, stream, lo, hi);
   return a;
 }
@@ -383,6 +404,52 @@ Array load_input(const std::string& name, const std::string& path) {
 
 std::string ms(double seconds) { return fmt::format("{:.3f} ms", seconds * 1e3); }
 
+// NaN and infinity in an input file are bad input (exit 2) for every program: no case study has
+// a meaning for them, and letting them through would turn into a failed --check (exit 1) for
+// some programs and a silent NaN output for others.
+void require_finite(const Inputs& in, const std::string& name) {
+  const Array& a = in[name];
+  for (std::size_t i = 0; i < a.data.size(); ++i) {
+    if (std::isfinite(a.data[i])) continue;
+    std::string at;  // the element's indexes, for arrays of more than one dimension
+    if (a.shape.size() > 1) {
+      std::size_t rest = i;
+      std::vector<std::size_t> idx(a.shape.size());
+      for (std::size_t d = a.shape.size(); d-- > 0;) {
+        idx[d] = rest % a.shape[d];
+        rest /= a.shape[d];
+      }
+      for (std::size_t d = 0; d < idx.size(); ++d) at += fmt::format("{}{}", d ? ", " : " (", idx[d]);
+      at += ")";
+    }
+    throw BadInput(fmt::format("{}: input '{}' element {}{} is {}: inputs must be finite numbers", in.origin(name),
+                               name, i, at, a.data[i]));
+  }
+}
+
+// --size, checked before anything is allocated: the count of every array the run makes.
+std::vector<std::int64_t> checked_size(const Problem& problem, const Options& opt) {
+  std::vector<std::int64_t> size = opt.size.empty() ? problem.default_size : opt.size;
+  if (size.size() < problem.min_size_args || size.size() > problem.max_size_args) {
+    throw BadInput(fmt::format("--size takes {} to {} numbers for {}: {}", problem.min_size_args,
+                               problem.max_size_args, problem.name, problem.size_help));
+  }
+  std::string text;
+  for (auto s : size) {
+    if (s < 1) throw BadInput(fmt::format("--size: {} is not a positive size", s));
+    text += fmt::format(" {}", s);
+  }
+  for (const Shape& shape : problem.size_shapes(size)) require_fits(shape, "--size" + text);
+  return size;
+}
+
+// The bytes the inputs hold, for a message when the computation's own arrays cannot be had.
+std::size_t input_bytes(const Inputs& in, const Problem& problem) {
+  std::size_t bytes = 0;
+  for (const auto& name : problem.inputs) bytes += in[name].data.size() * sizeof(float);
+  return bytes;
+}
+
 }  // namespace
 
 int run(const Problem& problem, Flavor flavor, int argc, char** argv, const Body& body) {
@@ -459,16 +526,10 @@ int run(const Problem& problem, Flavor flavor, int argc, char** argv, const Body
       for (const auto& name : problem.inputs) {
         const auto it = std::find_if(opt.in.begin(), opt.in.end(), [&](const auto& p) { return p.first == name; });
         inputs.add(name, it->second, load_input(name, it->second));
+        require_finite(inputs, name);
       }
     } else {
-      std::vector<std::int64_t> size = opt.size.empty() ? problem.default_size : opt.size;
-      if (size.size() < problem.min_size_args || size.size() > problem.max_size_args) {
-        throw BadInput(fmt::format("--size takes {} to {} numbers for {}: {}", problem.min_size_args,
-                                   problem.max_size_args, problem.name, problem.size_help));
-      }
-      for (auto s : size) {
-        if (s < 1) throw BadInput(fmt::format("--size: {} is not a positive size", s));
-      }
+      const std::vector<std::int64_t> size = checked_size(problem, opt);
       auto arrays = problem.generate(size, opt.seed);
       for (std::size_t i = 0; i < problem.inputs.size(); ++i) {
         inputs.add(problem.inputs[i], fmt::format("generated input '{}'", problem.inputs[i]), std::move(arrays.at(i)));
@@ -479,7 +540,7 @@ int run(const Problem& problem, Flavor flavor, int argc, char** argv, const Body
   } catch (const BadInput& e) {
     return fail(e, exit_bad_input);
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "%s: error: out of memory while preparing the inputs\n", program.c_str());
+    std::fprintf(stderr, "%s: error: not enough memory to read the inputs\n", program.c_str());
     return exit_failure;
   } catch (const std::exception& e) {
     return fail(e, exit_failure);
@@ -495,7 +556,9 @@ int run(const Problem& problem, Flavor flavor, int argc, char** argv, const Body
   } catch (const BadInput& e) {
     return fail(e, exit_bad_input);
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "%s: error: out of memory\n", program.c_str());
+    // Tiles name themselves (ctrl::throw_cannot_allocate); a twin's plain buffers cannot.
+    std::fprintf(stderr, "%s: error: cannot allocate the outputs and working arrays beside the inputs' %zu bytes: "
+                 "not enough memory\n", program.c_str(), input_bytes(session->inputs(), problem));
     return exit_failure;
   } catch (const std::exception& e) {
     return fail(e, exit_failure);

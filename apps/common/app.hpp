@@ -11,9 +11,11 @@
 // any computing, random inputs, timing, checksum, the result lines, writing outputs atomically
 // and only after success, and the exit codes:
 //   0  success
-//   1  a device or runtime failure (or --check found wrong results); no output is written
-//   2  bad arguments or bad input (missing, malformed, wrong dtype, mismatched shapes, a bad
-//      --device); the message names the file or the argument, and no output is written
+//   1  a device or runtime failure (or --check found wrong results, or memory that cannot be
+//      had: the message says for what and how much); no output is written
+//   2  bad arguments or bad input (missing, malformed, wrong dtype, mismatched shapes, a NaN or
+//      infinity in an input file, a --size beyond what can be indexed, a bad --device); the
+//      message names the file and element or the argument, and no output is written
 //
 // Host-only and free of CLI11 and fmt, so that a program compiled as CUDA can include it.
 #pragma once
@@ -82,6 +84,12 @@ void require_rank(const Inputs& in, std::string_view name, std::size_t rank);
 void require_same_shape(const Inputs& in, std::string_view name, std::string_view like);
 // Every element finite and > 0 (e.g. prices); `what` says what the values are.
 void require_positive(const Inputs& in, std::string_view name, std::string_view what);
+// An array of this shape of float32 can be had: its element count and bytes fit
+// (ctrl::checked_elements), checked before it is allocated; BadInput "WHAT: ... exceed the limit".
+void require_fits(const Shape& shape, std::string_view what);
+
+// "ROWS [COLS]" sizes (COLS defaults to ROWS) as a shape.
+Shape rows_cols(const std::vector<std::int64_t>& size);
 
 // "37x53" for messages and the result line.
 std::string shape_str(const Shape& shape);
@@ -132,7 +140,11 @@ struct Problem {
   std::function<void()> check_options;
   // Ranks, shapes and values of the inputs (throw BadInput naming the file).
   std::function<void(const Inputs&)> check_inputs;
-  // Random inputs for --size (already checked: min..max positive numbers), in `inputs` order.
+  // The shapes of every array a run of this --size makes (inputs, outputs, scratch), so that
+  // run() checks them all (require_fits) before it allocates any.
+  std::function<std::vector<Shape>(const std::vector<std::int64_t>& size)> size_shapes;
+  // Random inputs for --size (already checked: min..max positive numbers, and size_shapes), in
+  // `inputs` order.
   std::function<std::vector<Array>(const std::vector<std::int64_t>& size, std::uint64_t seed)> generate;
   // The --check comparison of the outputs (in `outputs` order) against a reference.
   std::function<Verdict(const Inputs&, const std::vector<Array>&)> verify;

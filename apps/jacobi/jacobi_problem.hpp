@@ -27,8 +27,9 @@ inline Problem jacobi_problem(JacobiParams& params) {
     o.add("--iterations", params.iterations, "the number of Jacobi iterations", 0);
   };
   p.check_inputs = [](const Inputs& in) { require_rank(in, "m", 2); };
+  p.size_shapes = [](const std::vector<std::int64_t>& size) { return std::vector<Shape>{rows_cols(size)}; };  // m, copy
   p.generate = [](const std::vector<std::int64_t>& size, std::uint64_t seed) {
-    const Shape shape{static_cast<std::size_t>(size[0]), static_cast<std::size_t>(size.size() > 1 ? size[1] : size[0])};
+    const Shape shape = rows_cols(size);
     return std::vector<Array>{uniform_array(shape, seed, 0, 0.0F, 1.0F)};
   };
   p.verify = [&params](const Inputs& in, const std::vector<Array>& out) {

@@ -20,8 +20,9 @@ inline Problem matadd_problem() {
     require_rank(in, "b", 2);
     require_same_shape(in, "b", "a");
   };
+  p.size_shapes = [](const std::vector<std::int64_t>& size) { return std::vector<Shape>{rows_cols(size)}; };  // a, b, c
   p.generate = [](const std::vector<std::int64_t>& size, std::uint64_t seed) {
-    const Shape shape{static_cast<std::size_t>(size[0]), static_cast<std::size_t>(size.size() > 1 ? size[1] : size[0])};
+    const Shape shape = rows_cols(size);
     return std::vector<Array>{uniform_array(shape, seed, 0, -1.0F, 1.0F), uniform_array(shape, seed, 1, -1.0F, 1.0F)};
   };
   p.verify = [](const Inputs& in, const std::vector<Array>& out) {

@@ -44,12 +44,18 @@ inline Problem matmul_problem(MatMulParams& params) {
         }
       }
     }
+    require_fits({a[0], b[1]}, in.origin("a") + " and " + in.origin("b") + ": output 'c'");
   };
-  p.generate = [](const std::vector<std::int64_t>& size, std::uint64_t seed) {
+  // a (m x k), b (k x n), c (m x n).
+  p.size_shapes = [](const std::vector<std::int64_t>& size) {
     const auto m = static_cast<std::size_t>(size[0]);
     const auto k = size.size() > 1 ? static_cast<std::size_t>(size[1]) : m;
     const auto n = size.size() > 2 ? static_cast<std::size_t>(size[2]) : k;
-    return std::vector<Array>{uniform_array({m, k}, seed, 0, -1.0F, 1.0F), uniform_array({k, n}, seed, 1, -1.0F, 1.0F)};
+    return std::vector<Shape>{{m, k}, {k, n}, {m, n}};
+  };
+  p.generate = [shapes = p.size_shapes](const std::vector<std::int64_t>& size, std::uint64_t seed) {
+    const std::vector<Shape> s = shapes(size);
+    return std::vector<Array>{uniform_array(s[0], seed, 0, -1.0F, 1.0F), uniform_array(s[1], seed, 1, -1.0F, 1.0F)};
   };
   p.verify = [](const Inputs& in, const std::vector<Array>& out) {
     const Shape &a = in.shape("a"), &b = in.shape("b");

@@ -1,5 +1,6 @@
 #include <ctrl/detail/tile_state.hpp>
 #include <ctrl/errors.hpp>
+#include <ctrl/sizes.hpp>
 
 #include <fmt/format.h>
 
@@ -51,7 +52,20 @@ std::shared_ptr<TileState> make_tile_state(std::size_t elem_size, std::size_t ra
     if (ext[d] < 0) throw UsageError(fmt::format("tile '{}': negative extent {} in dimension {}", s->name, ext[d], d));
     s->ext[d] = ext[d];
   }
-  if (allocate) s->storage = std::make_shared<TileStorage>(s->bytes());
+  // Checked before allocating: a count that wraps would give a small buffer for a big shape.
+  std::size_t bytes = 0;
+  try {
+    bytes = checked_bytes(std::span<const index_t>(s->ext, rank), elem_size);
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("tile '{}' ({}): {}", s->name, s->shape_str(), e.what()));
+  }
+  if (allocate) {
+    try {
+      s->storage = std::make_shared<TileStorage>(bytes);
+    } catch (const std::bad_alloc&) {
+      throw_cannot_allocate(bytes, fmt::format("tile {}", s->label()));
+    }
+  }
   s->host_valid = allocate;
   return s;
 }

@@ -3,6 +3,8 @@
 #include "../core/thread_queue.hpp"
 #include "topology.hpp"
 
+#include <ctrl/sizes.hpp>
+
 #include <fmt/format.h>
 
 #include <atomic>
@@ -71,7 +73,7 @@ void CpuExecution::parallel_for(index_t n, const std::function<void(index_t, ind
 void* HostSharedMemory::allocate(std::size_t bytes) {
   const std::size_t rounded = (bytes + 63) / 64 * 64;
   void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
-  if (!p) throw std::bad_alloc();
+  if (!p) throw_cannot_allocate(bytes, "an image in host memory");  // a DeviceError the controller names the tile in
   return p;
 }
 

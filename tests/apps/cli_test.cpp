@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -349,6 +350,41 @@ TEST_P(AppCli, RandomInputsPrintTimeAndChecksum) {
   const Result quiet = run([&] { auto a = args; a.push_back("--quiet"); return a; }());
   EXPECT_EQ(quiet.out.rfind("time_s=", 0), 0U) << quiet.out;
   EXPECT_EQ(std::count(quiet.out.begin(), quiet.out.end(), '\n'), 1) << quiet.out;
+}
+
+// Sizes whose element count wraps used to allocate a small buffer and write past it (SIGSEGV,
+// SIGFPE), or to compute on nothing and pass --check with checksum 0. Every program and twin
+// refuses them before allocating, naming --size and the limit.
+TEST_P(AppCli, SizesBeyondTheLimitExit2BeforeAllocating) {
+  std::vector<std::vector<std::string>> sizes;
+  std::vector<std::string> top{"9223372036854775807"};  // the brief's matadd case, as many numbers as the app takes
+  for (std::size_t i = 1; i < app().size.size(); ++i) top.push_back("4");
+  sizes.push_back(top);
+  if (app().size.size() >= 2) sizes.push_back({"4294967296", "4294967296"});  // 2^64 elements wrap to 0
+  if (app().name.rfind("matmul", 0) == 0) sizes.push_back({"2147483648", "1", "2147483648"});  // c = a . b wraps
+  for (const auto& size : sizes) {
+    std::vector<std::string> args{"--check", "--size"};
+    args.insert(args.end(), size.begin(), size.end());
+    SCOPED_TRACE(size.front());
+    const Result r = run(args);
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find("--size " + size.front()), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("exceed the limit of"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out.find("time_s="), std::string::npos) << "it computed: " << r.out;
+  }
+}
+
+// NaN and infinity in an input file are bad input for every program and twin (exit 2, naming the
+// file and the element), not a failed check for some and an accepted input for others.
+TEST_P(AppCli, NanOrInfinityInAnInputFileExit2NamingTheElement) {
+  const apps::Problem p = app().problem();
+  for (const float bad : {std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::infinity()}) {
+    apps::Array a = p.generate(app().size, 3).back();
+    a.data[3] = bad;
+    const fs::path file = path("not_finite.npy");
+    ctrl::npy::save<float>(file, a);
+    expect_bad_input(p.inputs.back(), file, "element 3");
+  }
 }
 
 std::string case_name(const ::testing::TestParamInfo<AppCli::ParamType>& info) {
