@@ -8,7 +8,8 @@
 // RFC 4180); blank lines are skipped; CRLF line ends and a UTF-8 byte-order mark are accepted.
 //
 // Every error is a ctrl::UsageError whose message starts with "FILE:LINE: " (or "FILE: " when no
-// line applies): a missing file, an empty or header-only file, a missing column, a ragged row, a
+// line applies): a missing file, a FIFO or device instead of a file (refused, not waited on:
+// ctrl/io/files.hpp), an empty or header-only file, a missing column, a ragged row, a
 // non-numeric field, a negative or non-finite time or energy, a size that is not a positive
 // integer, a processor measured twice at the same size.
 #pragma once
