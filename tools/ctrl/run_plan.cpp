@@ -9,6 +9,7 @@
 #include <ctrl/partition/load_balanced.hpp>
 #include <ctrl/partition/pareto.hpp>
 #include <ctrl/partition/profile_csv.hpp>
+#include <ctrl/sizes.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
