@@ -33,8 +33,7 @@ class DgemmProblem final : public Problem {
  public:
   DgemmProblem(index_t rows, index_t cols, std::size_t slots, std::uint64_t seed, index_t first_row)
       : m_(rows), n_(cols), first_(first_row), a_({rows, cols}, "A"), c_({rows, cols}, "C") {
-    if (rows < 0 || cols <= 0) throw UsageError(fmt::format("dgemm: a {} x {} problem is not valid", rows, cols));
-    if (slots == 0) throw UsageError("dgemm: a problem needs at least one processor slot");
+    // rows, cols and slots: Workload::check_size, before the tiles above were allocated.
     if (first_row < 0) throw UsageError(fmt::format("dgemm: a window cannot start at row {}", first_row));
     const auto nn = static_cast<std::size_t>(cols);
     double* a = a_.data();

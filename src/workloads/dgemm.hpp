@@ -33,6 +33,10 @@ class DgemmWorkload final : public Workload {
  protected:
   std::unique_ptr<Problem> make_window(index_t rows, index_t cols, std::size_t slots, std::uint64_t seed,
                                        index_t first_row) const override;
+  std::vector<ArrayShape> arrays(index_t rows, index_t cols, std::size_t slots) const override {
+    const auto b = static_cast<index_t>(slots);
+    return {{"A", 1, rows, cols, sizeof(double)}, {"C", 1, rows, cols, sizeof(double)}, {"B", b, cols, cols, sizeof(double)}};
+  }
 };
 
 }  // namespace ctrl::workloads

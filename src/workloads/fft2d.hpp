@@ -46,6 +46,9 @@ class Fft2dWorkload final : public Workload {
  protected:
   std::unique_ptr<Problem> make_window(index_t rows, index_t cols, std::size_t slots, std::uint64_t seed,
                                        index_t first_row) const override;
+  std::vector<ArrayShape> arrays(index_t rows, index_t cols, std::size_t /*slots*/) const override {
+    return {{"X", 1, rows, cols, sizeof(cfloat)}, {"Y", 1, rows, cols, sizeof(cfloat)}};
+  }
 };
 
 // Reference transform in double precision (radix-2, or Bluestein for other lengths): used to

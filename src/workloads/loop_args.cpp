@@ -55,7 +55,8 @@ std::vector<index_t> parse_sizes(std::string_view text) {
     if (step <= 0) throw UsageError(where + ": STEP must be positive");
     if (to < from) throw UsageError(where + ": TO is below FROM");
     if ((to - from) / step >= 100000) throw UsageError(where + ": more than 100000 sizes");
-    for (index_t x = from; x <= to; x += step) out.push_back(x);
+    // By count, not `x += step` up to TO: near the top of index_t the sum would wrap.
+    for (index_t k = 0; k <= (to - from) / step; ++k) out.push_back(from + k * step);
   } else {
     std::size_t at = 0;
     for (;;) {

@@ -2,6 +2,8 @@
 
 #include "workloads/workload.hpp"
 
+#include <ctrl/sizes.hpp>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -79,6 +81,17 @@ ResumePlan from_text(const std::string& text) {
   return p;
 }
 
+// The largest size on every processor at once (one problem of p x max_size rows), checked before
+// it is allocated. Every rank finds the same (the plan is shared), so the error is agreed.
+void check_profile_size(const Workload& app, std::size_t p, index_t max_size, index_t cols) {
+  try {
+    app.check_size(checked_sum(std::vector<index_t>(p, max_size)), cols, p);
+  } catch (const UsageError& e) {
+    throw AgreedUsageError(fmt::format("--sizes up to {} on {} processor{} with N = {}: {}", max_size, p,
+                                       p == 1 ? "" : "s", cols, e.what()));
+  }
+}
+
 // The request's own errors (application, rule, sizes, file), before any device is touched.
 const Workload& checked_app(const ProfileRequest& req) {
   const Workload& app = find_workload(req.app);
@@ -123,6 +136,7 @@ ProfileOutcome run_profile(const ProfileRequest& req, Platform& team, ProfileObs
   ProfileOutcome outcome;
   outcome.cols = plan.cols;
   const std::vector<index_t>& todo = plan.todo;
+  if (!todo.empty()) check_profile_size(app, team.size(), *std::max_element(todo.begin(), todo.end()), plan.cols);
   outcome.resumed = plan.resumed;
   if (plan.resumed > 0 || plan.dropped_rows > 0)
     obs.note(fmt::format("resuming {}: {} size{} already measured{}", req.out, outcome.resumed,

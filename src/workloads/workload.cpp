@@ -3,11 +3,16 @@
 #include "workloads/dgemm.hpp"
 #include "workloads/fft2d.hpp"
 
+#include <ctrl/sizes.hpp>
+
 #include <fmt/format.h>
+
+#include <climits>
 
 namespace ctrl::workloads {
 
 std::vector<Block> consecutive_blocks(const std::vector<index_t>& sizes) {
+  checked_sum(sizes);  // the last block's end must not wrap
   std::vector<Block> blocks;
   blocks.reserve(sizes.size());
   index_t at = 0;
@@ -17,6 +22,27 @@ std::vector<Block> consecutive_blocks(const std::vector<index_t>& sizes) {
     at += x;
   }
   return blocks;
+}
+
+void Workload::check_size(index_t rows, index_t cols, std::size_t slots) const {
+  if (rows < 0 || cols <= 0) throw UsageError(fmt::format("{}: a {} x {} problem is not valid", name(), rows, cols));
+  if (slots == 0) throw UsageError(fmt::format("{}: a problem needs at least one processor slot", name()));
+  if (slots > static_cast<std::size_t>(INT_MAX))
+    throw UsageError(fmt::format("{}: {} processor slots are too many", name(), slots));
+  for (const ArrayShape& a : arrays(rows, cols, slots)) {
+    try {
+      checked_elements({a.copies, a.rows, a.cols}, a.elem_size);
+    } catch (const UsageError& e) {
+      const std::string copies = a.copies == 1 ? std::string() : fmt::format("{} copies of ", a.copies);
+      throw UsageError(fmt::format("{}'s {} ({}{} x {} of {}-byte elements): {}", name(), a.name, copies, a.rows,
+                                   a.cols, a.elem_size, e.what()));
+    }
+  }
+  // BLAS and FFTW count rows and columns in int (a larger count would be cut, silently).
+  if (cols > INT_MAX)
+    throw UsageError(fmt::format("{}: N = {} exceeds {}, the largest N that BLAS and FFTW take", name(), cols, INT_MAX));
+  if (rows > INT_MAX)
+    throw UsageError(fmt::format("{}: {} rows exceed {}, the most rows that BLAS and FFTW take", name(), rows, INT_MAX));
 }
 
 Block Problem::local_block(Block b, const char* app) const {

@@ -81,13 +81,26 @@ class Workload {
   virtual double flops(index_t rows, index_t cols) const = 0;
   // Host arrays for `rows` rows and N = cols, inputs filled deterministically from `seed`,
   // outputs filled with NaN (so that a row that never ran fails verification), and `slots`
-  // replicas of the operands every processor needs whole.
+  // replicas of the operands every processor needs whole. Checked first (check_size).
   std::unique_ptr<Problem> make_problem(index_t rows, index_t cols, std::size_t slots, std::uint64_t seed,
                                         index_t first_row = 0) const {
+    check_size(rows, cols, slots);
     return make_window(rows, cols, slots, seed, first_row);
   }
+  // Whether a problem of `rows` rows, N = cols and `slots` processors can be made, checked before
+  // anything is allocated: every array's element count (ctrl::checked_elements), and the int
+  // counts BLAS and FFTW take. UsageError naming the array and the limit otherwise; callers put
+  // the option at fault in front of the message.
+  void check_size(index_t rows, index_t cols, std::size_t slots) const;
 
  protected:
+  // An array a problem allocates: `copies` of rows x cols elements of elem_size bytes.
+  struct ArrayShape {
+    const char* name;
+    index_t copies, rows, cols;
+    std::size_t elem_size;
+  };
+  virtual std::vector<ArrayShape> arrays(index_t rows, index_t cols, std::size_t slots) const = 0;
   // The rows [first_row, first_row + rows) of the instance (make_problem).
   virtual std::unique_ptr<Problem> make_window(index_t rows, index_t cols, std::size_t slots, std::uint64_t seed,
                                                index_t first_row) const = 0;

@@ -40,6 +40,8 @@ class Mpi : public ::testing::Test {
           "#!/bin/sh\n"
           "r=${OMPI_COMM_WORLD_RANK:-0}\n"
           "[ -n \"$HOSTS\" ] && export CTRL_HOSTNAME=node$r\n"
+          // RANK1_APP: rank 1 is given another application than rank 0 (SUBCOMMAND APP ...).
+          "if [ \"$r\" = 1 ] && [ -n \"$RANK1_APP\" ]; then sub=$1; shift 2; set -- \"$sub\" \"$RANK1_APP\" \"$@\"; fi\n"
           "if [ \"$r\" = 1 ] && [ \"$FAULT\" = stop-at-start ]; then kill -STOP $$; fi\n"
           "if [ \"$r\" = 1 ] && { [ \"$FAULT\" = kill ] || [ \"$FAULT\" = hang ]; }; then\n"
           "  sig=KILL; [ \"$FAULT\" = hang ] && sig=STOP\n"
@@ -217,6 +219,31 @@ TEST_F(Mpi, ARankThatNeverStartsEndsTheJobWithinTheTimeout) {
   EXPECT_NE(r.err.find("rank 0 of 2"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("no answer from the other ranks within 3 s while starting MPI"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(path("p.csv")));
+}
+
+// Ranks started on different applications (a launch with one command per host, one of them
+// mistyped) used to measure fft2d in rows labelled dgemm, and to write complex64 bytes as float64
+// with "check: passed". Every rank must stop with the error, and nothing is written.
+TEST_F(Mpi, RanksThatDisagreeOnTheApplicationStopEveryRank) {
+  write("sel.txt", "host node0: cpu:0\nhost node1: cpu:1\n");
+  const Result prof = mpirun(with({"profile", "dgemm", "--selection", path("sel.txt"), "--sizes", "4:8:4", "--cols",
+                                   "32", "--out", path("p.csv")},
+                                  quick),
+                             {"HOSTS=1", "RANK1_APP=fft2d"});
+  const Result run = mpirun(with({"run", "dgemm", "--selection", path("sel.txt"), "--split", "node0/cpu:0=5", "--split",
+                                  "node1/cpu:1=7", "--cols", "64", "--output", path("C.npy")},
+                                 quick),
+                            {"HOSTS=1", "RANK1_APP=fft2d"});
+  for (const Result* r : {&prof, &run}) {
+    EXPECT_EQ(r->code, 2) << r->out << r->err;
+    EXPECT_NE(r->err.find("ctrl: rank 0 of 2"), std::string::npos) << "every rank says it: " << r->err;
+    EXPECT_NE(r->err.find("ctrl: rank 1 of 2"), std::string::npos) << r->err;
+    EXPECT_NE(r->err.find("rank 1 of 2: started with 'fft2d"), std::string::npos) << r->err;
+    EXPECT_NE(r->err.find("but rank 0 with 'dgemm"), std::string::npos) << r->err;
+    EXPECT_EQ(r->out.find("check: passed"), std::string::npos) << r->out;
+  }
+  EXPECT_FALSE(fs::exists(path("p.csv")));
+  EXPECT_FALSE(fs::exists(path("C.npy")));
 }
 
 }  // namespace

@@ -452,4 +452,63 @@ TEST_F(Cli, BadArgumentsExitWith2AndSayWhy) {
   }
 }
 
+// Sizes and distributions whose element counts or sums wrap used to corrupt the heap (a tile
+// written past its end), and a hand-edited front whose distribution is not its workload ran as
+// another workload. Every one is refused before anything is allocated, naming the option or file.
+TEST_F(Cli, SizesAndDistributionsBeyondTheLimitsExit2) {
+  struct Case {
+    std::vector<std::string> args;
+    std::vector<std::string> says;
+  };
+  const std::vector<Case> cases = {
+      {{"run", "dgemm", "--split", "cpu:0=2305843009213693952", "--cols", "16"}, {"--split", "dgemm's A", "exceed the limit"}},
+      {{"run", "fft2d", "--split", "cpu:0=1152921504606846976", "--cols", "16"}, {"--split", "fft2d's X", "exceed the limit"}},
+      {{"run", "dgemm", "--split", "cpu:0=9223372036854775807", "--split", "cpu:1=1"}, {"--split", "beyond the limit"}},
+      {{"run", "fft2d", "--split", "cpu:0=1", "--cols", "4294967312"}, {"--cols", "exceeds 2147483647"}},  // cut to 16 by FFTW
+      {{"profile", "dgemm", "--device", "cpu:0", "--sizes", "2305843009213693952", "--out", path("big.csv")},
+       {"--sizes up to 2305843009213693952", "exceed the limit"}},
+      {{"profile", "dgemm", "--device", "cpu:0", "--sizes", "1:9223372036854775807:9223372036854775800", "--out",
+        path("big.csv")},
+       {"--sizes", "exceed"}},
+  };
+  for (const auto& c : cases) {
+    const Result r = run(c.args, {"--progress", "none", "--no-energy"});
+    std::string line;
+    for (const auto& a : c.args) line += a + " ";
+    EXPECT_EQ(r.code, 2) << line << "\n" << r.out << r.err;
+    for (const auto& s : c.says) EXPECT_NE(r.err.find(s), std::string::npos) << line << "\nstderr: " << r.err;
+  }
+  EXPECT_FALSE(fs::exists(path("big.csv")));
+}
+
+TEST_F(Cli, AFrontMustSumToItsWorkload) {
+  auto front = [&](const std::string& workload, const std::string& rows) {
+    std::ofstream(path("front.json")) << R"({"processors": ["cpu:0"], "workload": )" << workload
+                                      << R"(, "front": [{"distribution": [)" << rows
+                                      << R"(], "time": 1.0, "energy": 1.0}]})";
+    return run({"run", "dgemm", "--front", path("front.json"), "--pick", "fastest", "--cols", "16"},
+               {"--progress", "none", "--no-energy"});
+  };
+  const Result wrong = front("20", "7");  // used to run 7 rows and report them against 20
+  EXPECT_EQ(wrong.code, 2) << wrong.err;
+  EXPECT_NE(wrong.err.find(path("front.json") + ": point 1: the distribution sums to 7, not to the front's workload 20"),
+            std::string::npos)
+      << wrong.err;
+  const Result huge = front("2305843009213693952", "2305843009213693952");  // consistent, but too big
+  EXPECT_EQ(huge.code, 2) << huge.err;
+  EXPECT_NE(huge.err.find("exceed the limit"), std::string::npos) << huge.err;
+  const Result negative = front("4", "-4, 8");
+  EXPECT_EQ(negative.code, 2) << negative.err;
+}
+
+// --base-power is checked whether or not some processor has a meter (it was accepted unread).
+TEST_F(Cli, BasePowerIsCheckedWithoutAMeter) {
+  for (const std::string& bad : {"cpu:0", "cpu:0=lots", "cpu:0=-3"}) {
+    const Result r = run({"run", "dgemm", "--split", "cpu:0=4", "--cols", "16", "--base-power", bad},
+                         {"--progress", "none", "--no-energy"});
+    EXPECT_EQ(r.code, 2) << bad << ": " << r.err;
+    EXPECT_NE(r.err.find("--base-power"), std::string::npos) << r.err;
+  }
+}
+
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <exception>
+#include <new>
+#include <stdexcept>
 #include <string>
 
 namespace ctrl::tool {
@@ -32,6 +34,9 @@ int dispatch(CLI::App& app, const action& run, int argc, char** argv) {
     return report(e, e.code);
   } catch (const UsageError& e) {
     return report(e, exit_bad_input);
+  } catch (const std::bad_alloc&) {
+    // Arrays name themselves (ctrl::throw_cannot_allocate); this is memory beside them.
+    return report(std::runtime_error("not enough memory for the buffers beside the problem's arrays"), exit_failure);
   } catch (const std::exception& e) {
     return report(e, exit_failure);
   }

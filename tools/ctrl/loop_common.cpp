@@ -2,6 +2,8 @@
 
 #include "command.hpp"
 
+#include "workloads/loop_args.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -53,6 +55,12 @@ void MeasureArgs::add_to(CLI::App* cmd) {
   cmd->add_option("--progress", progress, "auto (a bar on a terminal, else lines), bar, plain or none")
       ->check(CLI::IsMember({"auto", "bar", "plain", "none"}))
       ->capture_default_str();
+}
+
+std::vector<std::pair<std::string, double>> MeasureArgs::base_powers() const {
+  std::vector<std::pair<std::string, double>> out;
+  for (const auto& b : base_power) out.push_back(workloads::parse_device_value(b, "--base-power"));
+  return out;
 }
 
 void MeasureArgs::check() const {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ctrl::tool {
@@ -36,6 +37,9 @@ struct MeasureArgs {
 
   void add_to(CLI::App* cmd);
   void check() const;  // exit_bad_input for negative windows and rounds
+  // --base-power as (processor, W), every one checked (UsageError) whether or not some
+  // processor turns out to have a meter.
+  std::vector<std::pair<std::string, double>> base_powers() const;
 };
 
 }  // namespace ctrl::tool

@@ -145,6 +145,24 @@ std::string from_root(const PlatformArgs& args, bool distributed, const std::fun
 #endif
 }
 
+void agree_on_problem(const PlatformArgs& args, bool distributed, const std::string& problem) {
+  if (!distributed) return;
+#if CTRL_HAVE_MPI
+  auto& c = communicator(args.rank_timeout);
+  std::string root = problem;
+  c.broadcast(root, "comparing every rank's application and inputs");
+  const std::string error =
+      root == problem ? std::string()
+                      : fmt::format("started with '{}', but rank 0 with '{}': every rank must be given the same "
+                                    "application and inputs",
+                                    problem, root);
+  agree(c, error, "comparing every rank's application and inputs");
+#else
+  (void)args;
+  (void)problem;
+#endif
+}
+
 std::vector<std::string> gather_across_ranks(const std::string& mine, double timeout_s) {
 #if CTRL_HAVE_MPI
   if (distributed::under_mpi_launcher() && distributed::launcher_world_size() > 1)

@@ -31,6 +31,12 @@ std::unique_ptr<workloads::Platform> open_platform(const PlatformArgs& args, con
                                                    const workloads::TeamOptions& options,
                                                    const std::vector<std::string>* order = nullptr);
 
+// In an MPI job (`distributed`), that every rank was started on the same problem: `problem` is this
+// rank's text of what decides it (application, N, sizes or distribution, seed). Ranks that differ
+// from rank 0 are named in an agreed error (exit 2 on every rank): otherwise one rank would
+// measure or compute another application than the one its rows are reported as.
+void agree_on_problem(const PlatformArgs& args, bool distributed, const std::string& problem);
+
 // Every rank's `mine`, in rank order, when started by an MPI launcher with several ranks (`ctrl
 // devices --write-selection`); {mine} otherwise. Errors name the rank.
 std::vector<std::string> gather_across_ranks(const std::string& mine, double timeout_s);

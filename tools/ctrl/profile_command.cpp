@@ -113,7 +113,7 @@ int run_profile_command(const ProfileArgs& a) {
   req.team.min_window_s = a.measure.min_window;
   a.measure.check();
   req.team.min_round_s = a.measure.min_round;
-  for (const auto& b : a.measure.base_power) req.base_power.push_back(workloads::parse_device_value(b, "--base-power"));
+  req.base_power = a.measure.base_powers();
   req.idle_seconds = a.measure.idle_seconds;
   req.seed = a.measure.seed;
   prefer_pci_order_for_cuda();
@@ -122,6 +122,11 @@ int run_profile_command(const ProfileArgs& a) {
   interrupted = &stop;
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);  // in an MPI job the launcher's SIGTERM is the Communicator's
+  std::string sizes;
+  for (const index_t s : req.sizes) sizes += fmt::format("{}{}", sizes.empty() ? "" : ",", s);
+  agree_on_problem(a.platform, a.platform.distributed(!req.devices.empty()),
+                   fmt::format("{} --cols {} --sizes {} --seed {}", a.app, a.cols.empty() ? "(default)" : a.cols, sizes,
+                               req.seed));
   const auto platform = open_platform(a.platform, req.devices, req.team);
   ProgressBar bar(ProgressBar::parse_mode(platform->is_root() ? a.measure.progress : std::string("none")));
   Observer obs(bar);

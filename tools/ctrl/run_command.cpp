@@ -51,6 +51,17 @@ struct ProcessorReport {
   std::string energy_source, energy_absent;
 };
 
+// What decides the problem, as one text, for agree_on_problem: rank 0 computes the distribution,
+// but every rank makes its own rows of the application with its own seed.
+std::string problem_text(const RunArgs& a) {
+  std::string t = fmt::format("{} --cols {}", a.app, a.cols.empty() ? "(default)" : a.cols);
+  for (const auto& s : a.split) t += " --split " + s;
+  for (const auto& [flag, v] : {std::pair{"--front", &a.front}, {"--pick", &a.pick}, {"--profile", &a.profile},
+                                {"--workload", &a.workload}})
+    if (!v->empty()) t += fmt::format(" {} {}", flag, *v);
+  return t + fmt::format(" --seed {}", a.measure.seed);
+}
+
 int run_run(const RunArgs& a) {
   const workloads::Workload& app = workloads::find_workload(a.app);
   const bool by_split = !a.split.empty();
@@ -61,8 +72,10 @@ int run_run(const RunArgs& a) {
     throw exit_error(exit_bad_input, "--pick without --front needs --profile and --workload");
   workloads::StopRule rule{a.measure.min_reps, a.measure.max_reps, a.measure.precision, a.measure.max_seconds};
   rule.validate();
+  const auto base_powers = a.measure.base_powers();
 
   const bool distributed = a.platform.distributed(false);
+  agree_on_problem(a.platform, distributed, problem_text(a));
   // The distribution and its predictions, computed once: by rank 0 in an MPI job, which reads the
   // files and sends the result to every rank.
   const Prepared prep = prepared_from_text(
@@ -96,10 +109,8 @@ int run_run(const RunArgs& a) {
   ProgressBar bar(ProgressBar::parse_mode(team.is_root() ? a.measure.progress : std::string("none")));
   for (std::size_t i = 0; i < team.size(); ++i) {
     if (!team.info(i).has_energy()) continue;
-    for (const auto& b : a.measure.base_power) {
-      const auto [name, w] = workloads::parse_device_value(b, "--base-power");
+    for (const auto& [name, w] : base_powers)
       if (name == team.info(i).name) team.set_base_power(i, w, "given");
-    }
     if (team.info(i).base_power_w) continue;
     if (const auto it = prep.base_power.find(team.info(i).name); it != prep.base_power.end())
       team.set_base_power(i, it->second, "from " + a.profile);

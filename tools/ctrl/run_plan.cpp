@@ -55,7 +55,7 @@ Plan plan_from_front(const RunArgs& a, const partition::Profile* profile) {
   const nlohmann::json doc = read_json(a.front);
   try {
     plan.names = doc.at("processors").get<std::vector<std::string>>();
-    const auto workload = doc.at("workload").get<partition::Size>();
+    const auto workload = front_integer(doc.at("workload"), a.front, "the workload");
     plan.total_energy = doc.value("energy", std::string("dynamic")) == "total";
     plan.front_base_power = doc.value("base_power", 0.0);
     const auto& front = doc.at("front");
@@ -199,7 +199,11 @@ Prepared prepare_run(const RunArgs& a, const workloads::Workload& app) {
   if (profile && profile->names() != plan.names && !by_split)
     throw exit_error(exit_bad_input, fmt::format("the front's processors differ from those of --profile {}", a.profile));
   index_t m = 0;
-  for (const index_t x : plan.rows) m += x;
+  try {
+    m = checked_sum(plan.rows);
+  } catch (const UsageError& e) {
+    throw exit_error(exit_bad_input, fmt::format("{}: {}", plan.source, e.what()));
+  }
   if (m <= 0) throw exit_error(exit_bad_input, "run: the distribution gives no rows to any processor");
 
   out.cols = app.default_cols();
@@ -213,6 +217,13 @@ Prepared prepare_run(const RunArgs& a, const workloads::Workload& app) {
   } else if (!meta.rows.empty()) {
     out.cols = meta.rows.front().cols;
     out.cols_from = a.profile;
+  }
+  // Before any rank allocates: the whole problem must be one that can be indexed and allocated.
+  try {
+    app.check_size(m, out.cols, plan.names.size());
+  } catch (const UsageError& e) {
+    throw exit_error(exit_bad_input, fmt::format("{} ({} rows) with N = {} (from {}): {}", plan.source, m, out.cols,
+                                                 out.cols_from, e.what()));
   }
 
   // What the profile predicts for each processor at its rows (nothing for sizes it lacks).
