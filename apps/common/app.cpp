@@ -399,6 +399,10 @@ Array load_input(const std::string& name, const std::string& path) {
     throw BadInput(fmt::format("{} (input '{}'; the case studies read float32 arrays in C order)", e.what(), name));
   } catch (const ctrl::Error& e) {
     throw BadInput(fmt::format("{} (input '{}')", e.what(), name));
+  } catch (const std::bad_alloc&) {
+    // A valid file bigger than this machine's memory: exit 1, with what and how much.
+    ctrl::throw_cannot_allocate(static_cast<std::size_t>(fs::file_size(path, ec)),
+                                fmt::format("input '{}' ({})", name, path));
   }
 }
 

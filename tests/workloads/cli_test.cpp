@@ -501,6 +501,21 @@ TEST_F(Cli, AFrontMustSumToItsWorkload) {
   EXPECT_EQ(negative.code, 2) << negative.err;
 }
 
+// A size within the limits that no machine's memory holds (A alone is 2^62 bytes) is a run-time
+// failure naming the array and its bytes, not the library's "std::bad_alloc". Under ASan, a
+// failed malloc must return null rather than end the process.
+TEST_F(Cli, AnArrayThatMemoryCannotHoldIsExit1NamingIt) {
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  const Result r = ctrl::test::run_command(
+      {"env", std::string("ASAN_OPTIONS=") + (asan != nullptr ? std::string(asan) + ":" : "") + "allocator_may_return_null=1",
+       CTRL_TOOL, "run", "dgemm", "--split", "cpu:0=2147483647", "--cols", "268435456", "--progress", "none",
+       "--no-energy"},
+      dir_);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("cannot allocate 4611686016279904256 bytes"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("for tile 'A'"), std::string::npos) << r.err;
+}
+
 // --base-power is checked whether or not some processor has a meter (it was accepted unread).
 TEST_F(Cli, BasePowerIsCheckedWithoutAMeter) {
   for (const std::string& bad : {"cpu:0", "cpu:0=lots", "cpu:0=-3"}) {

@@ -11,9 +11,12 @@
 
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <memory>
 #include <numbers>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace ctrl::workloads {
@@ -166,6 +169,34 @@ TEST(Workloads, NamesAndErrors) {
   EXPECT_DOUBLE_EQ(find_workload("dgemm").flops(2, 3), 36.0);
 }
 
+// Sizes are checked before a problem allocates anything: counts that wrap used to give small
+// tiles that the fill then wrote past.
+TEST(Workloads, SizesBeyondTheLimitsAreRefusedBeforeAllocating) {
+  constexpr index_t top = std::numeric_limits<index_t>::max();
+  const Workload& dgemm = find_workload("dgemm");
+  const Workload& fft2d = find_workload("fft2d");
+  EXPECT_NO_THROW(dgemm.check_size(1000, 512, 2));
+  EXPECT_NO_THROW(dgemm.check_size(0, 512, 1));
+  for (const auto& [rows, cols] : std::vector<std::pair<index_t, index_t>>{
+           {index_t{1} << 61, 16}, {top, 1}, {1, index_t{1} << 32}, {index_t{1} << 31, 1}}) {
+    EXPECT_THROW(dgemm.check_size(rows, cols, 1), UsageError) << rows << " x " << cols;
+    EXPECT_THROW(dgemm.make_problem(rows, cols, 1, 1), UsageError) << rows << " x " << cols;
+  }
+  EXPECT_THROW(fft2d.make_problem(index_t{1} << 60, 16, 1, 1), UsageError);
+  EXPECT_THROW(fft2d.check_size(1, index_t{1} << 32, 1), UsageError);  // FFTW's int would cut N to 0
+  // dgemm's B is replicated per processor: the copies count too.
+  EXPECT_THROW(dgemm.check_size(1, index_t{1} << 30, index_t{1} << 6), UsageError);
+  try {
+    dgemm.check_size(index_t{1} << 61, 16, 1);
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("dgemm's A (2305843009213693952 x 16 of 8-byte elements): 3.7e+19 elements "
+                                         "exceed the limit"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(consecutive_blocks({top, 1}), UsageError);  // the last block's end would wrap
+}
+
 TEST(Stats, StudentAndConfidenceInterval) {
   EXPECT_DOUBLE_EQ(student_t95(1), 12.706);
   EXPECT_DOUBLE_EQ(student_t95(30), 2.042);
@@ -186,6 +217,9 @@ TEST(Args, Sizes) {
   EXPECT_EQ(parse_sizes("10:25:10"), (std::vector<index_t>{10, 20}));
   EXPECT_EQ(parse_sizes("5,3,5,9"), (std::vector<index_t>{3, 5, 9}));
   EXPECT_EQ(parse_sizes(std::vector<std::string>{"8", "4:8:4"}), (std::vector<index_t>{4, 8}));
+  // Near index_t's top, stepping does not wrap (it used to loop on wrapped sizes).
+  EXPECT_EQ(parse_sizes("1:9223372036854775807:9223372036854775800"),
+            (std::vector<index_t>{1, 9223372036854775801}));
   for (const char* bad : {"0:8:4", "8:4:1", "1:8:0", "1:8", "a,b", "", "-4", "1:2:3:4", "3,0"})
     EXPECT_THROW(parse_sizes(std::string_view(bad)), UsageError) << bad;
 }
