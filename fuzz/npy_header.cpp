@@ -1,6 +1,7 @@
 // The .npy header dict (the Python literal after the magic and length): parse_header_dict.
-// Oracle: malformed text throws UsageError and nothing else; a dict that parses is written back by
-// format_header (what np.save writes) and reads back as the same dtype and shape.
+// Oracle: malformed text throws UsageError and nothing else; a dict of a dtype that npy::save
+// writes is written back by format_header (as save writes it) and reads back as the same dtype
+// and shape. (Other dtypes are never written: save refuses them, so any text may be in them.)
 #include "input_file.hpp"
 
 #include <ctrl/errors.hpp>
@@ -17,6 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const ctrl::UsageError&) {
     return 0;
   }
+  const npy::detail::DtypeInfo* info = npy::detail::find_dtype(header.dtype);
+  if (info == nullptr || info->descr != header.dtype) return 0;
   std::string written;
   try {
     written = npy::detail::format_header(header.dtype, header.shape, npy::Version::automatic);
