@@ -51,14 +51,12 @@ struct ProcessorReport {
   std::string energy_source, energy_absent;
 };
 
-// What decides the problem, as one text, for agree_on_problem: rank 0 computes the distribution,
-// but every rank makes its own rows of the application with its own seed.
+// What decides the problem, as one text, for agree_on_problem: rank 0 computes the distribution
+// and N, but every rank makes its own rows of the application with its own seed. File names are
+// left out: only rank 0 reads the files, and the nodes need not share a file system.
 std::string problem_text(const RunArgs& a) {
   std::string t = fmt::format("{} --cols {}", a.app, a.cols.empty() ? "(default)" : a.cols);
   for (const auto& s : a.split) t += " --split " + s;
-  for (const auto& [flag, v] : {std::pair{"--front", &a.front}, {"--pick", &a.pick}, {"--profile", &a.profile},
-                                {"--workload", &a.workload}})
-    if (!v->empty()) t += fmt::format(" {} {}", flag, *v);
   return t + fmt::format(" --seed {}", a.measure.seed);
 }
 

@@ -222,8 +222,8 @@ Prepared prepare_run(const RunArgs& a, const workloads::Workload& app) {
   try {
     app.check_size(m, out.cols, plan.names.size());
   } catch (const UsageError& e) {
-    throw exit_error(exit_bad_input, fmt::format("{} ({} rows) with N = {} (from {}): {}", plan.source, m, out.cols,
-                                                 out.cols_from, e.what()));
+    throw exit_error(exit_bad_input, fmt::format("{} ({} row{}) with N = {} (from {}): {}", plan.source, m,
+                                                 m == 1 ? "" : "s", out.cols, out.cols_from, e.what()));
   }
 
   // What the profile predicts for each processor at its rows (nothing for sizes it lacks).
