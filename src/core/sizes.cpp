@@ -19,10 +19,11 @@ double product(std::span<const index_t> extents) {
 std::size_t checked_elements(std::span<const index_t> extents, std::size_t elem_size) {
   if (elem_size == 0) elem_size = 1;
   const std::size_t limit = max_array_bytes / elem_size;
+  for (const index_t e : extents)
+    if (e < 0) throw UsageError(fmt::format("extent {} is negative", e));
   std::size_t count = 1;
   bool over = false;
   for (const index_t e : extents) {
-    if (e < 0) throw UsageError(fmt::format("extent {} is negative", e));
     // Once over, keep looking for a zero extent (an empty array fits whatever the others are).
     if (e == 0) return 0;
     if (over || count > limit / static_cast<std::size_t>(e)) over = true;

@@ -50,6 +50,7 @@ TEST(CheckedElements, RefusesCountsThatWrapOrExceedTheBytes) {
   usage_message([] { ctrl::checked_elements({ctrl::index_t{1} << 61, 16}, 8); });  // dgemm's 2^61 x 16
   const std::string neg = usage_message([] { ctrl::checked_elements({3, -1}, 4); });
   EXPECT_NE(neg.find("negative"), std::string::npos) << neg;
+  usage_message([] { ctrl::checked_elements({0, -1}, 4); });  // empty, but still not a shape
 }
 
 TEST(CheckedSum, SumsAndRefusesWrapsAndNegativeParts) {
