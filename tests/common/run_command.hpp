@@ -1,7 +1,9 @@
 // Running a program from a test as a user would: arguments quoted for the shell, standard output
 // and error captured in files of a scratch folder, the exit status decoded.
 #pragma once
+#include <fcntl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -45,6 +47,24 @@ inline CommandResult run_command(const std::vector<std::string>& argv, const std
   r.out = read_file(out);
   r.err = read_file(err);
   return r;
+}
+
+// Starts argv (argv[0] the program) in a child process, standard output discarded and standard
+// error on `stderr_fd` when it is >= 0; returns the child's pid, for tests that signal a running
+// program. The argument array is built before fork: a child of a threaded process must not allocate.
+inline pid_t spawn(const std::vector<std::string>& argv, int stderr_fd = -1) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 1);
+    if (stderr_fd >= 0) ::dup2(stderr_fd, 2);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  return pid;
 }
 
 }  // namespace ctrl::test

@@ -160,17 +160,8 @@ TEST_F(Cli, ProfileStopsOnInterruptAndResumes) {
   const std::vector<std::string> args = {CTRL_TOOL, "profile", "dgemm", "--device", "cpu:0", "--device", "cpu:1",
                                          "--sizes", "8:4000:8", "--cols", "96", "--out", path("p.csv"),
                                          "--min-round", "0.01", "--max-reps", "5", "--progress", "none"};
-  const pid_t pid = ::fork();
+  const pid_t pid = ctrl::test::spawn(args);
   ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    const int devnull = ::open("/dev/null", O_WRONLY);
-    ::dup2(devnull, 1);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
   // Ctrl-C once three sizes are in the file (a header and two rows each), however long they took:
   // 500 sizes, so that the profile is still running then. The bound only turns a hang into a failure.
   const auto lines = [&] {
@@ -377,19 +368,8 @@ TEST_F(Cli, TheFirstSigtermEndsAProfile) {
                                          "--max-reps", "3", "--idle-seconds", "0", "--progress", "plain"};
   int err[2];
   ASSERT_EQ(::pipe(err), 0);
-  const pid_t pid = ::fork();
+  const pid_t pid = ctrl::test::spawn(args, err[1]);
   ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    const int devnull = ::open("/dev/null", O_WRONLY);
-    ::dup2(devnull, 1);
-    ::dup2(err[1], 2);
-    ::close(err[0]);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
   ::close(err[1]);
   std::string text;
   char buffer[4096];
@@ -518,7 +498,7 @@ TEST_F(Cli, AnArrayThatMemoryCannotHoldIsExit1NamingIt) {
 
 // --base-power is checked whether or not some processor has a meter (it was accepted unread).
 TEST_F(Cli, BasePowerIsCheckedWithoutAMeter) {
-  for (const std::string& bad : {"cpu:0", "cpu:0=lots", "cpu:0=-3"}) {
+  for (const char* bad : {"cpu:0", "cpu:0=lots", "cpu:0=-3"}) {
     const Result r = run({"run", "dgemm", "--split", "cpu:0=4", "--cols", "16", "--base-power", bad},
                          {"--progress", "none", "--no-energy"});
     EXPECT_EQ(r.code, 2) << bad << ": " << r.err;
