@@ -444,6 +444,7 @@ std::vector<std::int64_t> checked_size(const Problem& problem, const Options& op
     text += fmt::format(" {}", s);
   }
   for (const Shape& shape : problem.size_shapes(size)) require_fits(shape, "--size" + text);
+  if (problem.check_size) problem.check_size(size);
   return size;
 }
 

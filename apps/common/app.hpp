@@ -143,6 +143,9 @@ struct Problem {
   // The shapes of every array a run of this --size makes (inputs, outputs, scratch), so that
   // run() checks them all (require_fits) before it allocates any.
   std::function<std::vector<Shape>(const std::vector<std::int64_t>& size)> size_shapes;
+  // Limits of --size other than the arrays' sizes (matmul: BLAS's int extents), checked after
+  // size_shapes and before any allocation (throw BadInput); may be empty.
+  std::function<void(const std::vector<std::int64_t>& size)> check_size;
   // Random inputs for --size (already checked: min..max positive numbers, and size_shapes), in
   // `inputs` order.
   std::function<std::vector<Array>(const std::vector<std::int64_t>& size, std::uint64_t seed)> generate;

@@ -47,6 +47,16 @@ inline Problem matmul_problem(MatMulParams& params) {
     require_fits({a[0], b[1]}, in.origin("a") + " and " + in.origin("b") + ": output 'c'");
   };
   // a (m x k), b (k x n), c (m x n).
+  // BLAS counts in int: an extent beyond it is refused before the inputs are made, not by
+  // check_inputs after gigabytes of them were generated.
+  p.check_size = [](const std::vector<std::int64_t>& size) {
+    for (const std::int64_t e : size) {
+      if (e > INT_MAX) {
+        throw BadInput("--size: extent " + std::to_string(e) + " is beyond what BLAS takes (" +
+                       std::to_string(INT_MAX) + ")");
+      }
+    }
+  };
   p.size_shapes = [](const std::vector<std::int64_t>& size) {
     const auto m = static_cast<std::size_t>(size[0]);
     const auto k = size.size() > 1 ? static_cast<std::size_t>(size[1]) : m;

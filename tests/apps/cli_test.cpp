@@ -374,6 +374,16 @@ TEST_P(AppCli, SizesBeyondTheLimitExit2BeforeAllocating) {
   }
 }
 
+// matmul's extents go to BLAS as int: one beyond INT_MAX whose arrays would still fit (3e9 x 1
+// floats) is refused before any input is generated, not after 12 GB of them.
+TEST_P(AppCli, MatmulExtentsBeyondBlasExit2BeforeGenerating) {
+  if (app().name.rfind("matmul", 0) != 0) GTEST_SKIP() << "not matmul";
+  const Result r = run({"--check", "--size", "3000000000", "1", "1"});
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.err.find("--size: extent 3000000000 is beyond what BLAS takes"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("time_s="), std::string::npos) << "it computed: " << r.out;
+}
+
 // NaN and infinity in an input file are bad input for every program and twin (exit 2, naming the
 // file and the element), not a failed check for some and an accepted input for others.
 TEST_P(AppCli, NanOrInfinityInAnInputFileExit2NamingTheElement) {
