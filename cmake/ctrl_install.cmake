@@ -1,8 +1,9 @@
-# Installs ctrl as a CMake package: find_package(ctrl) gives ctrl::ctrl (and ctrl::cuda where built).
+# Installs ctrl as a CMake package: find_package(ctrl) gives ctrl::ctrl, ctrl::loop (the profile ->
+# front -> run loop) and ctrl::cuda where built.
 include(CMakePackageConfigHelpers)
 install(DIRECTORY include/ctrl DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${PROJECT_BINARY_DIR}/include/ctrl/build_config.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ctrl)
-set(_ctrl_targets ctrl ctrl_partition ctrl_energy ctrl_files)
+set(_ctrl_targets ctrl ctrl_partition ctrl_energy ctrl_files ctrl_loop)
 if(CTRL_HAVE_CUDA)
   list(APPEND _ctrl_targets ctrl_cuda)
 endif()

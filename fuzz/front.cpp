@@ -8,6 +8,7 @@
 #include "run_plan.hpp"
 #include "command.hpp"
 
+#include "catalog/catalog.hpp"
 #include <ctrl/errors.hpp>
 
 namespace {
@@ -24,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   namespace tool = ctrl::tool;
   static ctrl::fuzz::InputFile front("front"), profile("profile");
   static const std::string profile_path = profile.write(kProfile);
-  static const ctrl::workloads::Workload& app = ctrl::workloads::find_workload("dgemm");
+  static const ctrl::loop::Workload& app = apps::catalog().find("dgemm");
   const std::string& front_path = front.write(data, size);
   for (const char* pick : {"fastest", "least-energy", "2", "load-balanced"}) {
     for (const bool with_profile : {false, true}) {

@@ -1,10 +1,10 @@
 // The loop's option values: --sizes, --split, --base-power, --cols and processor names
-// (workloads/loop_args.hpp). Every input goes through each of them.
+// (ctrl/loop/args.hpp). Every input goes through each of them.
 // Oracle: malformed text throws UsageError and nothing else; sizes come out positive, sorted and
 // unique; a processor name that parses is already canonical when parsed again.
 #include "input_file.hpp"
 
-#include "workloads/loop_args.hpp"
+#include <ctrl/loop/args.hpp>
 
 #include <ctrl/errors.hpp>
 
@@ -12,7 +12,7 @@
 #include <string_view>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  namespace wl = ctrl::workloads;
+  namespace wl = ctrl::loop;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
     const std::vector<ctrl::index_t> sizes = wl::parse_sizes(text);

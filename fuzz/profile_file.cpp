@@ -4,7 +4,7 @@
 // again as a resumed profile rewrites them (header + format_profile_row), read back unchanged.
 #include "input_file.hpp"
 
-#include "workloads/profile_file.hpp"
+#include <ctrl/loop/profile_file.hpp>
 
 #include <ctrl/errors.hpp>
 
@@ -17,7 +17,7 @@ bool same(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)
 bool same(const std::optional<double>& a, const std::optional<double>& b) {
   return a.has_value() == b.has_value() && (!a || same(*a, *b));
 }
-bool same(const ctrl::workloads::ProfileRow& a, const ctrl::workloads::ProfileRow& b) {
+bool same(const ctrl::loop::ProfileRow& a, const ctrl::loop::ProfileRow& b) {
   return a.processor == b.processor && a.size == b.size && same(a.time, b.time) && same(a.energy, b.energy) &&
          a.reps == b.reps && a.batch == b.batch && same(a.time_ci, b.time_ci) && same(a.energy_ci, b.energy_ci) &&
          same(a.energy_measured, b.energy_measured) && same(a.base_power, b.base_power) &&
@@ -28,7 +28,7 @@ bool same(const ctrl::workloads::ProfileRow& a, const ctrl::workloads::ProfileRo
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  namespace wl = ctrl::workloads;
+  namespace wl = ctrl::loop;
   static ctrl::fuzz::InputFile file("profile_file");
   const std::string& path = file.write(data, size);
   (void)wl::is_profile_file(path);

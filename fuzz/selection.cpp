@@ -4,14 +4,14 @@
 // as `ctrl devices --write-selection` writes it (Selection::text) and reads back the same.
 #include "input_file.hpp"
 
-#include "workloads/selection.hpp"
+#include <ctrl/loop/selection.hpp>
 
 #include <ctrl/errors.hpp>
 
 #include <string_view>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  namespace wl = ctrl::workloads;
+  namespace wl = ctrl::loop;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   wl::Selection sel;
   try {

@@ -10,6 +10,10 @@
 #                                       in for the two configurations (same file names), small
 #                                       sizes, the build in $CTRL_BUILD_DIR (default build/dev)
 #
+#   LOOP_APPS="jacobi/4096/256:2048:256 ..." tools/h200-loop.sh
+#                                       the named applications (app/N/sizes) on {cpu:0-14, cuda:0}
+#                                       instead of dgemm and fft2d on the two configurations
+#
 # Writes to $OUT (default ./h200-out), three files:
 #   h200-loop.tar.gz   everything: build.log, devices.{txt,json}, power.{txt,json}, nvidia-smi.txt,
 #                      check-{dgemm,fft2d}.txt (a first small checked run on every processor),
@@ -80,7 +84,7 @@ say "base power of every device, idle (nothing else runs)"
 "$ctrl" power --idle --seconds 2 | tee "$work/power.txt"
 
 # A first check of every variant on its device, small and quick (results checked, time only).
-for app in dgemm fft2d; do
+for app in ${CHECK_APPS:-dgemm fft2d}; do
   args=()
   for d in "${config_b[@]}"; do args+=(--split "$d=37"); done
   "$ctrl" run "$app" "${args[@]}" --cols 256 --no-energy --max-reps 3 --progress none >"check-$app.txt" 2>&1
@@ -163,10 +167,19 @@ loop() {  # app cols sizes config-name devices...
   done
 }
 
-loop dgemm "$dgemm_cols" "$dgemm_sizes" "cpu8-gpu" "${config_a[@]}"
-loop fft2d "$fft_cols" "$fft_sizes" "cpu8-gpu" "${config_a[@]}"
-loop dgemm "$dgemm_cols" "$dgemm_sizes" "cpu8-cpu7-gpu" "${config_b[@]}"
-loop fft2d "$fft_cols" "$fft_sizes" "cpu8-cpu7-gpu" "${config_b[@]}"
+if [[ -n ${LOOP_APPS:-} ]]; then
+  # LOOP_APPS="app/cols/sizes ..." on {cpu:0-14, cuda:0} (CPU only: config_a): the case studies.
+  for spec in $LOOP_APPS; do
+    IFS=/ read -r app cols sizes <<<"$spec"
+    if [[ $dry == 1 ]]; then loop "$app" "$cols" "$sizes" "cpu-gpu" "${config_a[@]}"
+    else loop "$app" "$cols" "$sizes" "cpu15-gpu" cpu:0-14 cuda:0; fi
+  done
+else
+  loop dgemm "$dgemm_cols" "$dgemm_sizes" "cpu8-gpu" "${config_a[@]}"
+  loop fft2d "$fft_cols" "$fft_sizes" "cpu8-gpu" "${config_a[@]}"
+  loop dgemm "$dgemm_cols" "$dgemm_sizes" "cpu8-cpu7-gpu" "${config_b[@]}"
+  loop fft2d "$fft_cols" "$fft_sizes" "cpu8-cpu7-gpu" "${config_b[@]}"
+fi
 
 command -v nvidia-smi >/dev/null && nvidia-smi >>"$work/nvidia-smi.txt" 2>&1
 say "done; packing $out/h200-loop.tar.gz"

@@ -83,6 +83,18 @@ class Controller {
     submit(body, variant, space, uses, detail::count_tiles(Params{}));
   }
 
+  // Rows [begin, end) of an attached tile (its first dimension), moved while it stays attached: the
+  // halo exchange of a stencil split across controllers (docs/loop.md, "Halos"). update_host
+  // waits for the launches queued before it and brings those rows of the device's copy home;
+  // update_device copies those rows of the host memory, which the caller has just written, into
+  // the device's copy before any later launch. Both return when the rows have moved; only the
+  // rows move (counted by transfers()); nothing moves on a kind that shares the host's memory,
+  // or when the side being updated is already the one the controller will use.
+  template <class T>
+  void update_host(T& tile, index_t begin, index_t end) { update_rows(tile.state_ptr(), begin, end, true); }
+  template <class T>
+  void update_device(T& tile, index_t begin, index_t end) { update_rows(tile.state_ptr(), begin, end, false); }
+
   // Waits for every queued launch; rethrows the first failure since the last wait.
   void wait();
 
@@ -110,6 +122,7 @@ class Controller {
   void detach_states(const std::vector<std::shared_ptr<detail::TileState>>& s);
   void create_internal_state(const std::shared_ptr<detail::TileState>& s);
   void destroy_internal_state(const std::shared_ptr<detail::TileState>& s);
+  void update_rows(const std::shared_ptr<detail::TileState>& s, index_t begin, index_t end, bool to_host);
   void submit(detail::LaunchBody& body, Variant variant, const Threads& space, const detail::TileUse* uses,
               std::size_t n_uses);
 

@@ -27,6 +27,9 @@ void Controller::attach_state(const std::shared_ptr<detail::TileState>& s) { cor
 void Controller::detach_states(const std::vector<std::shared_ptr<detail::TileState>>& s) { core_->detach(s); }
 void Controller::create_internal_state(const std::shared_ptr<detail::TileState>& s) { core_->create_internal(s); }
 void Controller::destroy_internal_state(const std::shared_ptr<detail::TileState>& s) { core_->destroy_internal(s); }
+void Controller::update_rows(const std::shared_ptr<detail::TileState>& s, index_t begin, index_t end, bool to_host) {
+  core_->update_rows(s, begin, end, to_host);
+}
 void Controller::submit(detail::LaunchBody& body, Variant variant, const Threads& space, const detail::TileUse* uses,
                         std::size_t n_uses) {
   core_->submit(body, variant, space, uses, n_uses);

@@ -167,6 +167,45 @@ void ControllerCore::detach(const std::vector<std::shared_ptr<TileState>>& tiles
   raise_pending_error();
 }
 
+void ControllerCore::update_rows(const std::shared_ptr<TileState>& t, index_t begin, index_t end, bool to_host) {
+  const char* what = to_host ? "update_host" : "update_device";
+  std::uint64_t ticket = 0;
+  {
+    std::lock_guard lock(mutex_);
+    if (t->owner != this || t->internal) {
+      throw UsageError(fmt::format("{} of tile {} on controller {}: {}", what, t->label(), name_,
+                                   t->internal ? "the tile is internal (it has no host rows)"
+                                               : "the tile is not attached to this controller"));
+    }
+    if (begin < 0 || end < begin || end > t->ext[0]) {
+      throw UsageError(fmt::format("{} of tile {} on controller {}: rows [{}, {}) are not within its {} rows", what,
+                                   t->label(), name_, begin, end, t->ext[0]));
+    }
+    ticket = parts_.queue->last_ticket();
+    // Only the side that is behind is updated: the host when the device holds newer data, the
+    // device when its copy is in use (else the next launch copies the whole tile anyway).
+    const bool move = !shared_ && begin < end && (to_host ? !t->host_valid : t->device_valid);
+    if (move) {
+      const std::size_t row = t->bytes() / static_cast<std::size_t>(t->ext[0]);
+      const std::size_t offset = static_cast<std::size_t>(begin) * row;
+      Copy c{static_cast<char*>(t->image) + offset, static_cast<char*>(t->host()) + offset,
+             static_cast<std::size_t>(end - begin) * row};
+      MemorySpace* mem = parts_.memory.get();
+      if (to_host) {
+        stats_.bytes_out += c.bytes;
+        ++stats_.copies_out;
+        ticket = parts_.queue->submit([mem, c] { mem->copy_out(c.host, c.device, c.bytes); });
+      } else {
+        stats_.bytes_in += c.bytes;
+        ++stats_.copies_in;
+        ticket = parts_.queue->submit([mem, c] { mem->copy_in(c.device, c.host, c.bytes); });
+      }
+    }
+  }
+  parts_.queue->wait(ticket);
+  raise_pending_error();
+}
+
 void ControllerCore::create_internal(const std::shared_ptr<TileState>& t) {
   std::lock_guard lock(mutex_);
   if (t->owner) {

@@ -20,6 +20,7 @@ class ControllerCore {
   void detach(const std::vector<std::shared_ptr<TileState>>& tiles);
   void create_internal(const std::shared_ptr<TileState>& t);
   void destroy_internal(const std::shared_ptr<TileState>& t);
+  void update_rows(const std::shared_ptr<TileState>& t, index_t begin, index_t end, bool to_host);
   // Settles the launch's copies and queues it. The body is moved to the heap only when the queue
   // runs tasks later (a queue thread); an inline queue (CUDA streams) runs it from here.
   void submit(LaunchBody& body, Variant variant, const Threads& space, const TileUse* uses, std::size_t n_uses);

@@ -1,6 +1,6 @@
 #include "distributed/communicator.hpp"
 
-#include "workloads/selection.hpp"
+#include <ctrl/loop/selection.hpp>
 
 #include <ctrl/errors.hpp>
 #include <ctrl/io/files.hpp>
@@ -105,7 +105,7 @@ Communicator::Communicator(double timeout_s) : timeout_s_(timeout_s) {
   // launcher may end the job while this rank still waits in MPI_Init for one that never came.
   rank_ = launcher_rank();
   size_ = launcher_world_size();
-  host_ = workloads::this_host();
+  host_ = loop::this_host();
   prepare_term_message();
   std::signal(SIGTERM, on_launcher_term);
   int initialized = 0;

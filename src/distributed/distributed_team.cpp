@@ -1,7 +1,7 @@
 #include "distributed/distributed_team.hpp"
 
 #include "distributed/processor_codec.hpp"
-#include "workloads/selection.hpp"
+#include <ctrl/loop/selection.hpp>
 
 #include <ctrl/io/npy.hpp>
 
@@ -14,10 +14,10 @@
 
 namespace ctrl::distributed {
 
-using workloads::Block;
-using workloads::Check;
-using workloads::ProcessorInfo;
-using workloads::RoundResult;
+using loop::Block;
+using loop::Check;
+using loop::ProcessorInfo;
+using loop::RoundResult;
 using nlohmann::json;
 
 namespace {
@@ -40,16 +40,16 @@ std::vector<std::string> errors_of(const std::vector<json>& all) {
 }  // namespace
 
 DistributedTeam::DistributedTeam(Communicator& comm, const std::vector<DeviceSpec>& mine,
-                                 workloads::TeamOptions options, const std::vector<std::string>* order)
+                                 loop::TeamOptions options, const std::vector<std::string>* order)
     : comm_(comm) {
   json me{{"host", comm_.host()}, {"error", ""}, {"usage", false}};
   try {
-    if (!mine.empty()) team_ = std::make_unique<workloads::Team>(mine, options);
+    if (!mine.empty()) team_ = std::make_unique<loop::Team>(mine, options);
     json procs = json::array(), cores = json::array();
     if (team_)
       for (std::size_t k = 0; k < team_->size(); ++k) {
         procs.push_back(encode(team_->info(k)));
-        cores.push_back(cpu_style(mine[k]) ? workloads::spec_cores(mine[k]) : std::vector<int>{});
+        cores.push_back(cpu_style(mine[k]) ? loop::spec_cores(mine[k]) : std::vector<int>{});
       }
     me["processors"] = procs;
     me["cores"] = cores;
@@ -74,7 +74,7 @@ DistributedTeam::DistributedTeam(Communicator& comm, const std::vector<DeviceSpe
     const auto& procs = all[r].at("processors");
     for (std::size_t k = 0; k < procs.size(); ++k) {
       ProcessorInfo p = decode_processor(procs[k]);
-      p.name = workloads::processor_name(hosts_[r], p.spec);
+      p.name = loop::processor_name(hosts_[r], p.spec);
       index_of[r].push_back(infos_.size());
       infos_.push_back(std::move(p));
       owner_.push_back(static_cast<int>(r));
@@ -83,7 +83,7 @@ DistributedTeam::DistributedTeam(Communicator& comm, const std::vector<DeviceSpe
     }
   }
   if (infos_.empty() && order == nullptr)
-    throw workloads::AgreedUsageError("no processors: the selection gives no rank any device");
+    throw loop::AgreedUsageError("no processors: the selection gives no rank any device");
 
   // Two ranks on one host must not share a core or a device, nor attribute one meter to both.
   for (std::size_t a = 0; a < infos_.size(); ++a)
@@ -94,7 +94,7 @@ DistributedTeam::DistributedTeam(Communicator& comm, const std::vector<DeviceSpe
         return std::find(cores[b].begin(), cores[b].end(), c) != cores[b].end();
       });
       if (shared_core || (!cpu_style(infos_[a].spec) && infos_[a].spec == infos_[b].spec))
-        throw workloads::AgreedUsageError(fmt::format(
+        throw loop::AgreedUsageError(fmt::format(
             "{} of rank {} and {} of rank {} are the same cores or device of host {}: every processor needs its own "
             "(give each rank its own devices in the selection, with 'rank N:' lines)",
             infos_[a].spec.str(), owner_[a], infos_[b].spec.str(), owner_[b], hosts_[owner_[a]]));
@@ -104,7 +104,7 @@ DistributedTeam::DistributedTeam(Communicator& comm, const std::vector<DeviceSpe
           const std::string why = fmt::format("no sensor of its own: {} also measures {} (rank {})",
                                               infos_[x].energy_source, infos_[y].name, owner_[y]);
           if (owner_[x] == comm_.rank()) team_->drop_meter(slot_[x], why);
-          workloads::mark_energy_absent(infos_[x], why);
+          loop::mark_energy_absent(infos_[x], why);
         }
     }
 
@@ -119,12 +119,12 @@ DistributedTeam::DistributedTeam(Communicator& comm, const std::vector<DeviceSpe
       else perm.push_back(it->second);
     }
     if (!missing.empty())
-      throw workloads::AgreedUsageError(fmt::format(
+      throw loop::AgreedUsageError(fmt::format(
           "no rank has {} in its selection (it names processors HOST/DEVICE: the host of the rank and a device of its "
           "line)",
           missing));
     if (perm.size() != infos_.size())
-      throw workloads::AgreedUsageError("the selection gives the ranks processors that the distribution does not name");
+      throw loop::AgreedUsageError("the selection gives the ranks processors that the distribution does not name");
     std::vector<ProcessorInfo> infos;
     std::vector<int> owner;
     std::vector<std::size_t> slot;
@@ -147,11 +147,11 @@ DistributedTeam::~DistributedTeam() = default;
 void DistributedTeam::raise_if_any(const std::vector<std::string>& errors, bool usage) const {
   const std::string text = comm_.describe_errors(errors, hosts_);
   if (text.empty()) return;
-  if (usage) throw workloads::AgreedUsageError(text);
-  throw workloads::AgreedDeviceError(text);
+  if (usage) throw loop::AgreedUsageError(text);
+  throw loop::AgreedDeviceError(text);
 }
 
-int DistributedTeam::batch_for(double run_s) const { return workloads::runs_to_fill(round_s_, run_s); }
+int DistributedTeam::batch_for(double run_s) const { return loop::runs_to_fill(round_s_, run_s); }
 
 void DistributedTeam::require_one_block_each(const std::vector<Block>& blocks) const {
   if (blocks.size() != infos_.size())
@@ -166,15 +166,15 @@ std::vector<Block> DistributedTeam::local_blocks(const std::vector<Block>& block
   return out;
 }
 
-RoundResult DistributedTeam::run(workloads::Problem& problem, const std::vector<Block>& blocks, int batch) {
+RoundResult DistributedTeam::run(loop::Problem& problem, const std::vector<Block>& blocks, int batch) {
   return round(problem, blocks, std::max(batch, 1), 0.0);
 }
 
-RoundResult DistributedTeam::fill(workloads::Problem& problem, const std::vector<Block>& blocks, double seconds) {
+RoundResult DistributedTeam::fill(loop::Problem& problem, const std::vector<Block>& blocks, double seconds) {
   return round(problem, blocks, 0, seconds);
 }
 
-RoundResult DistributedTeam::round(workloads::Problem& problem, const std::vector<Block>& blocks, int batch,
+RoundResult DistributedTeam::round(loop::Problem& problem, const std::vector<Block>& blocks, int batch,
                                    double seconds) {
   const std::vector<Block> mine = local_blocks(blocks);
   comm_.barrier("starting a round");  // the common start of every rank's processors
@@ -240,7 +240,7 @@ std::vector<std::string> DistributedTeam::measure_base_power(double seconds) {
   return lines;
 }
 
-std::unique_ptr<workloads::Problem> DistributedTeam::make_problem(const workloads::Workload& app,
+std::unique_ptr<loop::Problem> DistributedTeam::make_problem(const loop::Workload& app,
                                                                   const std::vector<Block>& extent, index_t cols,
                                                                   std::uint64_t seed) {
   // This rank's window: from its first processor's first row to its last one's last.
@@ -252,9 +252,13 @@ std::unique_ptr<workloads::Problem> DistributedTeam::make_problem(const workload
     hi = any ? std::max(hi, b.end) : b.end;
     any = true;
   }
-  std::unique_ptr<workloads::Problem> problem;
+  std::unique_ptr<loop::Problem> problem;
   json me{{"error", ""}};
   try {
+    if (app.exchanges_halos() && comm_.size() > 1)
+      throw UsageError(fmt::format("{} exchanges halos between neighbouring blocks, which must run in one process: "
+                                   "run it without mpirun (docs/distributed.md)",
+                                   app.name()));
     problem = app.make_problem(hi - lo, cols, std::max<std::size_t>(mine_.size(), 1), seed, lo);
   } catch (const std::exception& e) {
     me["error"] = fmt::format("{} rows of {}: {}", hi - lo, app.name(), e.what());
@@ -263,7 +267,7 @@ std::unique_ptr<workloads::Problem> DistributedTeam::make_problem(const workload
   return problem;
 }
 
-Check DistributedTeam::verify(const workloads::Problem& problem, const std::vector<Block>& blocks) {
+Check DistributedTeam::verify(const loop::Problem& problem, const std::vector<Block>& blocks) {
   json me{{"error", ""}};
   try {
     me["check"] = encode(problem.verify(local_blocks(blocks)));
@@ -284,7 +288,7 @@ Check DistributedTeam::verify(const workloads::Problem& problem, const std::vect
   return out;
 }
 
-void DistributedTeam::write_output(const workloads::Problem& problem, const std::vector<Block>& blocks,
+void DistributedTeam::write_output(const loop::Problem& problem, const std::vector<Block>& blocks,
                                    const std::string& path) {
   // Every rank sends its blocks' rows in processor order; the root puts them in place.
   require_one_block_each(blocks);
@@ -318,13 +322,13 @@ void DistributedTeam::write_output(const workloads::Problem& problem, const std:
         cursor[r] += n;
         total += blocks[i].rows();
       }
-      workloads::save_rows(path, problem.output_dtype(), total, problem.cols(), ordered);
+      loop::save_rows(path, problem.output_dtype(), total, problem.cols(), ordered);
     } catch (const std::exception& e) {
       error = e.what();
     }
   }
   comm_.broadcast(error, "writing the output");
-  if (!error.empty()) throw workloads::AgreedUsageError(error);
+  if (!error.empty()) throw loop::AgreedUsageError(error);
 }
 
 }  // namespace ctrl::distributed

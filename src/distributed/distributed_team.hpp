@@ -10,8 +10,8 @@
 // that dies or hangs is handled by the Communicator (launcher's SIGTERM, deadlines).
 #pragma once
 #include "distributed/communicator.hpp"
-#include "workloads/platform.hpp"
-#include "workloads/team.hpp"
+#include <ctrl/loop/platform.hpp>
+#include <ctrl/loop/team.hpp>
 
 #include <memory>
 #include <optional>
@@ -20,34 +20,34 @@
 
 namespace ctrl::distributed {
 
-class DistributedTeam final : public workloads::Platform {
+class DistributedTeam final : public loop::Platform {
  public:
   // Collective. `mine`: this rank's devices (possibly none). Processors are named HOST/DEVICE
   // and ordered by rank, then as each rank lists them; with `order`, in that order of names
   // instead (a front's processors), every name having to be some rank's.
-  DistributedTeam(Communicator& comm, const std::vector<DeviceSpec>& mine, workloads::TeamOptions options,
+  DistributedTeam(Communicator& comm, const std::vector<DeviceSpec>& mine, loop::TeamOptions options,
                   const std::vector<std::string>* order = nullptr);
   ~DistributedTeam() override;
 
   std::size_t size() const override { return infos_.size(); }
-  const workloads::ProcessorInfo& info(std::size_t i) const override { return infos_.at(i); }
+  const loop::ProcessorInfo& info(std::size_t i) const override { return infos_.at(i); }
   int owner(std::size_t i) const { return owner_.at(i); }
 
   int batch_for(double run_s) const override;
   double round_seconds() const override { return round_s_; }
-  workloads::RoundResult run(workloads::Problem& problem, const std::vector<workloads::Block>& blocks,
+  loop::RoundResult run(loop::Problem& problem, const std::vector<loop::Block>& blocks,
                              int batch) override;
-  workloads::RoundResult fill(workloads::Problem& problem, const std::vector<workloads::Block>& blocks,
+  loop::RoundResult fill(loop::Problem& problem, const std::vector<loop::Block>& blocks,
                               double seconds) override;
 
   void set_base_power(std::size_t i, double watts, std::string origin) override;
   std::vector<std::string> measure_base_power(double seconds) override;
 
-  std::unique_ptr<workloads::Problem> make_problem(const workloads::Workload& app,
-                                                   const std::vector<workloads::Block>& extent, index_t cols,
+  std::unique_ptr<loop::Problem> make_problem(const loop::Workload& app,
+                                                   const std::vector<loop::Block>& extent, index_t cols,
                                                    std::uint64_t seed) override;
-  workloads::Check verify(const workloads::Problem& problem, const std::vector<workloads::Block>& blocks) override;
-  void write_output(const workloads::Problem& problem, const std::vector<workloads::Block>& blocks,
+  loop::Check verify(const loop::Problem& problem, const std::vector<loop::Block>& blocks) override;
+  void write_output(const loop::Problem& problem, const std::vector<loop::Block>& blocks,
                     const std::string& path) override;
 
   bool any(bool local) override { return comm_.any(local, "agreeing whether to stop"); }
@@ -55,17 +55,17 @@ class DistributedTeam final : public workloads::Platform {
   void share(std::string& text) override { comm_.broadcast(text, "sharing the root's decision"); }
 
  private:
-  workloads::RoundResult round(workloads::Problem& problem, const std::vector<workloads::Block>& blocks, int batch,
+  loop::RoundResult round(loop::Problem& problem, const std::vector<loop::Block>& blocks, int batch,
                                double seconds);
   // Raises on every rank the errors that some ranks report (empty strings: none), as an Agreed
   // error naming each failing rank; `usage`: a UsageError rather than a DeviceError.
   void raise_if_any(const std::vector<std::string>& errors, bool usage) const;
-  void require_one_block_each(const std::vector<workloads::Block>& blocks) const;
-  std::vector<workloads::Block> local_blocks(const std::vector<workloads::Block>& blocks) const;
+  void require_one_block_each(const std::vector<loop::Block>& blocks) const;
+  std::vector<loop::Block> local_blocks(const std::vector<loop::Block>& blocks) const;
 
   Communicator& comm_;
-  std::unique_ptr<workloads::Team> team_;   // this rank's processors (null when it has none)
-  std::vector<workloads::ProcessorInfo> infos_;
+  std::unique_ptr<loop::Team> team_;   // this rank's processors (null when it has none)
+  std::vector<loop::ProcessorInfo> infos_;
   std::vector<int> owner_;                   // per processor: its rank
   std::vector<std::size_t> slot_;            // per processor: its index in its rank's Team
   std::vector<std::size_t> mine_;            // this rank's processors, in its Team's order

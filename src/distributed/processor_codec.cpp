@@ -16,7 +16,7 @@ std::optional<double> number_or_none(const nlohmann::json& j) {
 
 }  // namespace
 
-nlohmann::json encode(const workloads::ProcessorInfo& p) {
+nlohmann::json encode(const loop::ProcessorInfo& p) {
   return {{"spec", p.spec.str()},
           {"name", p.name},
           {"description", p.description},
@@ -27,8 +27,8 @@ nlohmann::json encode(const workloads::ProcessorInfo& p) {
           {"base_power_origin", p.base_power_origin}};
 }
 
-workloads::ProcessorInfo decode_processor(const nlohmann::json& j) {
-  workloads::ProcessorInfo p;
+loop::ProcessorInfo decode_processor(const nlohmann::json& j) {
+  loop::ProcessorInfo p;
   p.spec = parse_device(j.at("spec").get<std::string>());
   p.name = j.at("name").get<std::string>();
   p.description = j.at("description").get<std::string>();
@@ -40,12 +40,12 @@ workloads::ProcessorInfo decode_processor(const nlohmann::json& j) {
   return p;
 }
 
-nlohmann::json encode(const workloads::Check& c) {
+nlohmann::json encode(const loop::Check& c) {
   return {{"ok", c.ok}, {"worst", c.worst}, {"rows", c.rows_checked}, {"method", c.method}, {"detail", c.detail}};
 }
 
-workloads::Check decode_check(const nlohmann::json& j) {
-  workloads::Check c;
+loop::Check decode_check(const nlohmann::json& j) {
+  loop::Check c;
   c.ok = j.at("ok").get<bool>();
   c.worst = j.at("worst").get<double>();
   c.rows_checked = j.at("rows").get<std::size_t>();
@@ -54,15 +54,15 @@ workloads::Check decode_check(const nlohmann::json& j) {
   return c;
 }
 
-nlohmann::json encode(const workloads::RoundResult& r) {
+nlohmann::json encode(const loop::RoundResult& r) {
   nlohmann::json energies = nlohmann::json::array();
   for (const auto& e : r.dynamic_j) energies.push_back(optional_number(e));
   return {{"batch", r.batch}, {"runs", r.runs},         {"wall", r.wall_s},
           {"window", r.window_s}, {"time", r.time_s}, {"energy", energies}};
 }
 
-workloads::RoundResult decode_round(const nlohmann::json& j) {
-  workloads::RoundResult r;
+loop::RoundResult decode_round(const nlohmann::json& j) {
+  loop::RoundResult r;
   r.batch = j.at("batch").get<int>();
   r.runs = j.at("runs").get<std::vector<int>>();
   r.wall_s = j.at("wall").get<double>();

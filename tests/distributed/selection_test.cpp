@@ -1,9 +1,10 @@
 // The device-selection file (parsing, errors with line numbers, which line a rank takes, the
 // suggested selection for ranks sharing a host), processor names, and windowed problems: a rank's
 // window of rows computes exactly the rows the whole problem would.
-#include "workloads/selection.hpp"
-#include "workloads/team.hpp"
-#include "workloads/workload.hpp"
+#include "catalog/catalog.hpp"
+#include <ctrl/loop/selection.hpp>
+#include <ctrl/loop/team.hpp>
+#include <ctrl/loop/workload.hpp>
 
 #include <ctrl/ctrl.hpp>
 #include <ctrl/io/npy.hpp>
@@ -19,7 +20,7 @@
 namespace {
 
 using namespace ctrl;
-using namespace ctrl::workloads;
+using namespace ctrl::loop;
 
 std::string message_of(const auto& f) {
   try {
@@ -122,7 +123,7 @@ TEST(Selection, ProcessorNames) {
 // A rank's window of rows computes exactly the rows of the whole problem, for both applications.
 TEST(Windows, AWindowComputesTheSameRowsAsTheWhole) {
   for (const char* name : {"dgemm", "fft2d"}) {
-    const Workload& app = find_workload(name);
+    const Workload& app = apps::catalog().find(name);
     Controller cpu0(cpu({0}));
     auto whole = app.make_problem(40, 32, 1, 9);
     auto window = app.make_problem(15, 32, 1, 9, /*first_row=*/20);
@@ -147,7 +148,7 @@ TEST(Windows, AWindowComputesTheSameRowsAsTheWhole) {
 
 TEST(Windows, TeamWritesTheOutputInBlockOrder) {
   Team team({cpu({0})});
-  const Workload& app = find_workload("dgemm");
+  const Workload& app = apps::catalog().find("dgemm");
   const std::vector<Block> blocks{{0, 12}};
   auto problem = team.make_problem(app, blocks, 16, 3);
   problem->run_block(team.controller(0), blocks[0], 0);

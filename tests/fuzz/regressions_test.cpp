@@ -3,8 +3,9 @@
 #include "command.hpp"
 #include "run_plan.hpp"
 
-#include "workloads/loop_args.hpp"
-#include "workloads/profile_file.hpp"
+#include "catalog/catalog.hpp"
+#include <ctrl/loop/args.hpp>
+#include <ctrl/loop/profile_file.hpp>
 
 #include <ctrl/errors.hpp>
 
@@ -17,7 +18,7 @@
 #include <string>
 #include <utility>
 
-namespace ctrl::workloads {
+namespace ctrl::loop {
 namespace {
 
 namespace fs = std::filesystem;
@@ -59,7 +60,7 @@ std::pair<int, std::string> front_error(const std::string& text) {
   args.front = file.path();
   args.pick = "fastest";
   try {
-    tool::prepare_run(args, find_workload("dgemm"));
+    tool::prepare_run(args, apps::catalog().find("dgemm"));
   } catch (const tool::exit_error& e) {
     return {e.code, e.what()};
   }
@@ -112,4 +113,4 @@ TEST(FuzzFront, AWorkloadBeyondIndexTIsRefused) {
 }
 
 }  // namespace
-}  // namespace ctrl::workloads
+}  // namespace ctrl::loop

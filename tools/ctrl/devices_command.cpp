@@ -5,9 +5,9 @@
 #include "loop_common.hpp"
 #include "platform_choice.hpp"
 
-#include "workloads/selection.hpp"
+#include <ctrl/loop/selection.hpp>
 
-#include "workloads/machine.hpp"
+#include <ctrl/loop/machine.hpp>
 
 #include <ctrl/config.hpp>
 #include <ctrl/energy.hpp>
@@ -74,29 +74,29 @@ std::string gib(std::uint64_t bytes) { return fmt::format("{:.1f} GiB", static_c
 
 // `--write-selection FILE`: a selection for this machine, or under mpirun for every rank's (each
 // rank probes its own machine; rank 0 writes the file).
-int write_selection(const DevicesArgs& a, const workloads::Machine& m) {
-  nlohmann::json me{{"host", workloads::this_host()}, {"usable", m.usable}};
+int write_selection(const DevicesArgs& a, const loop::Machine& m) {
+  nlohmann::json me{{"host", loop::this_host()}, {"usable", m.usable}};
   std::vector<int> gpus;
   for (const auto& g : m.gpus) gpus.push_back(g.index);
   me["gpus"] = gpus;
   const auto all = gather_across_ranks(me.dump(), a.rank_timeout);
   if (this_rank() != 0) return exit_ok;
-  std::vector<workloads::RankMachine> ranks;
+  std::vector<loop::RankMachine> ranks;
   for (std::size_t r = 0; r < all.size(); ++r) {
     const auto j = nlohmann::json::parse(all[r]);
-    workloads::RankMachine rm;
+    loop::RankMachine rm;
     rm.rank = static_cast<int>(r);
     rm.host = j.at("host").get<std::string>();
     rm.machine.usable = j.at("usable").get<std::vector<int>>();
     for (const int g : j.at("gpus").get<std::vector<int>>()) {
-      workloads::GpuInfo gpu;
+      loop::GpuInfo gpu;
       gpu.index = g;
       rm.machine.gpus.push_back(gpu);
     }
     ranks.push_back(std::move(rm));
   }
-  const workloads::Selection sel = workloads::suggest_selection(ranks, a.groups);
-  workloads::write_selection(a.write_selection, sel);
+  const loop::Selection sel = loop::suggest_selection(ranks, a.groups);
+  loop::write_selection(a.write_selection, sel);
   std::cout << "wrote " << a.write_selection << " (" << all.size() << (all.size() == 1 ? " rank" : " ranks")
             << "):\n"
             << sel.text();
@@ -105,12 +105,12 @@ int write_selection(const DevicesArgs& a, const workloads::Machine& m) {
 
 int run_devices(const DevicesArgs& a) {
   prefer_pci_order_for_cuda();
-  const workloads::Machine m = workloads::probe_machine();
+  const loop::Machine m = loop::probe_machine();
   if (!a.write_selection.empty()) return write_selection(a, m);
   std::vector<MeterState> pkg_meters, gpu_meters;
   for (const auto& p : m.packages) pkg_meters.push_back(meter_state(energy::DeviceSpec::cpu({p.id})));
   for (const auto& g : m.gpus) gpu_meters.push_back(meter_state(energy::DeviceSpec::nvidia(static_cast<unsigned>(g.index))));
-  const auto suggested = workloads::suggested_processors(m, a.groups);
+  const auto suggested = loop::suggested_processors(m, a.groups);
   std::string kinds = "cpu, offload";
   if (m.cuda_backend) kinds += ", cuda";
 

@@ -1,8 +1,10 @@
 #include "loop_common.hpp"
 
+#include "catalog/catalog.hpp"
+
 #include "command.hpp"
 
-#include "workloads/loop_args.hpp"
+#include <ctrl/loop/args.hpp>
 
 #include <fmt/format.h>
 
@@ -10,6 +12,23 @@
 #include <cstdlib>
 
 namespace ctrl::tool {
+
+std::string applications_help() {
+  std::string text = "The application, one of:";
+  for (const auto& name : apps::catalog().names()) {
+    const auto& w = apps::catalog().find(name);
+    text += "\n  " + w.summary(w.default_cols());
+  }
+  return text;
+}
+
+std::string cols_help() {
+  std::string text = "N, the fixed dimension (by default";
+  const auto names = apps::catalog().names();
+  for (std::size_t i = 0; i < names.size(); ++i)
+    text += fmt::format("{} {}: {}", i == 0 ? "" : ",", names[i], apps::catalog().find(names[i]).default_cols());
+  return text + ")";
+}
 
 std::string format_seconds(double s) {
   if (!std::isfinite(s)) return "?";
@@ -59,7 +78,7 @@ void MeasureArgs::add_to(CLI::App* cmd) {
 
 std::vector<std::pair<std::string, double>> MeasureArgs::base_powers() const {
   std::vector<std::pair<std::string, double>> out;
-  for (const auto& b : base_power) out.push_back(workloads::parse_device_value(b, "--base-power"));
+  for (const auto& b : base_power) out.push_back(loop::parse_device_value(b, "--base-power"));
   return out;
 }
 

@@ -15,6 +15,11 @@ std::string format_seconds(double s);                 // "12.3 ms", "1.234 s"
 std::string format_joules(double j);                  // "12.3 J", "456 mJ"
 std::string format_percent(std::optional<double> r);  // "+3.2 %", "—" when absent
 
+// The help of `ctrl profile | run APP` and of --cols: every application of apps::catalog(), with
+// what it computes and its default N.
+std::string applications_help();
+std::string cols_help();
+
 // Sets CUDA_DEVICE_ORDER=PCI_BUS_ID unless the user set it: NVML numbers GPUs in PCI order, CUDA
 // by default fastest first, and a processor "cuda:i" must be metered by NVML's GPU i.
 void prefer_pci_order_for_cuda();

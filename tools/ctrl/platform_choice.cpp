@@ -3,7 +3,7 @@
 #include "command.hpp"
 #include "dispatch.hpp"
 
-#include "workloads/selection.hpp"
+#include <ctrl/loop/selection.hpp>
 
 #if CTRL_HAVE_MPI
 #include "distributed/communicator.hpp"
@@ -32,7 +32,7 @@ distributed::Communicator& communicator(double timeout_s) {
     // An error this rank alone has ends the whole job, so that no rank waits for this one; an
     // Agreed error is every rank's, and they leave together.
     before_error = [](const std::exception& e, int code) {
-      if (comm && comm->size() > 1 && dynamic_cast<const workloads::Agreed*>(&e) == nullptr) comm->abort(code, e.what());
+      if (comm && comm->size() > 1 && dynamic_cast<const loop::Agreed*>(&e) == nullptr) comm->abort(code, e.what());
     };
     // One report per job: the other ranks keep stderr for their errors only.
     if (comm->rank() != 0 && std::freopen("/dev/null", "w", stdout) == nullptr) std::fputs("ctrl: cannot silence stdout\n", stderr);
@@ -43,7 +43,7 @@ distributed::Communicator& communicator(double timeout_s) {
 // Raises on every rank the errors some ranks have (the same message everywhere).
 void agree(distributed::Communicator& c, const std::string& error, const char* what) {
   const std::string all = c.describe_errors(c.allgather(error, what), {});
-  if (!all.empty()) throw workloads::AgreedUsageError(all);
+  if (!all.empty()) throw loop::AgreedUsageError(all);
 }
 #endif
 
@@ -74,30 +74,30 @@ bool PlatformArgs::distributed(bool devices_given) const {
 #endif
 }
 
-std::unique_ptr<workloads::Platform> open_platform(const PlatformArgs& args, const std::vector<DeviceSpec>& devices,
-                                                   const workloads::TeamOptions& options,
+std::unique_ptr<loop::Platform> open_platform(const PlatformArgs& args, const std::vector<DeviceSpec>& devices,
+                                                   const loop::TeamOptions& options,
                                                    const std::vector<std::string>* order) {
-  if (!args.distributed(!devices.empty())) return std::make_unique<workloads::Team>(devices, options);
+  if (!args.distributed(!devices.empty())) return std::make_unique<loop::Team>(devices, options);
 #if CTRL_HAVE_MPI
   auto& c = communicator(args.rank_timeout);
   // Rank 0 reads the file (the nodes need not share a file system) and sends it to every rank.
   std::string text, error;
   if (c.rank() == 0) {
     try {
-      text = workloads::read_selection(args.selection).text();
+      text = loop::read_selection(args.selection).text();
     } catch (const std::exception& e) {
       error = e.what();
     }
   }
   c.broadcast(error, "reading the selection");
-  if (!error.empty()) throw workloads::AgreedUsageError(error);
+  if (!error.empty()) throw loop::AgreedUsageError(error);
   c.broadcast(text, "sending the selection");
   std::vector<DeviceSpec> mine;
   try {
-    const workloads::Selection sel = workloads::parse_selection(text, args.selection);
+    const loop::Selection sel = loop::parse_selection(text, args.selection);
     for (const auto& d : sel.devices_for(c.rank(), c.host()))
       if (order == nullptr ||
-          std::find(order->begin(), order->end(), workloads::processor_name(c.host(), d)) != order->end())
+          std::find(order->begin(), order->end(), loop::processor_name(c.host(), d)) != order->end())
         mine.push_back(d);
   } catch (const std::exception& e) {
     error = e.what();
@@ -113,7 +113,7 @@ std::unique_ptr<workloads::Platform> open_platform(const PlatformArgs& args, con
 
 #if CTRL_HAVE_MPI
 namespace {
-struct agreed_exit_error : exit_error, workloads::Agreed {
+struct agreed_exit_error : exit_error, loop::Agreed {
   using exit_error::exit_error;
 };
 }  // namespace

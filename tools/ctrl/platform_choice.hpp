@@ -2,8 +2,8 @@
 // --selection FILE, those of every rank of the MPI job that started the tool (docs/distributed.md).
 // In an MPI job, rank 0 reads and writes the files and prints; the other ranks print errors only.
 #pragma once
-#include "workloads/platform.hpp"
-#include "workloads/team.hpp"
+#include <ctrl/loop/platform.hpp>
+#include <ctrl/loop/team.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -27,8 +27,8 @@ struct PlatformArgs {
 
 // A Team of `devices`, or the ranks' platform: each rank's devices are its line of the selection
 // (with `order`, only the processors named there, which are then the platform's order).
-std::unique_ptr<workloads::Platform> open_platform(const PlatformArgs& args, const std::vector<DeviceSpec>& devices,
-                                                   const workloads::TeamOptions& options,
+std::unique_ptr<loop::Platform> open_platform(const PlatformArgs& args, const std::vector<DeviceSpec>& devices,
+                                                   const loop::TeamOptions& options,
                                                    const std::vector<std::string>* order = nullptr);
 
 // In an MPI job (`distributed`), that every rank was started on the same problem: `problem` is this

@@ -4,7 +4,7 @@
 #include "command.hpp"
 #include "loop_common.hpp"
 
-#include "workloads/machine.hpp"
+#include <ctrl/loop/machine.hpp>
 
 #include <ctrl/device_spec.hpp>
 #include <ctrl/energy.hpp>
@@ -45,7 +45,7 @@ int run_power(const PowerArgs& a) {
   for (const auto& d : a.devices) devices.push_back(parse_device(d));
   if (devices.empty()) {  // every CPU package (as one "cpu" device) and every GPU
     devices.push_back(cpu());
-    const workloads::Machine m = workloads::probe_machine();
+    const loop::Machine m = loop::probe_machine();
     for (const auto& g : m.gpus) devices.push_back(cuda(g.index));
   }
   std::vector<Row> rows(devices.size());
@@ -53,7 +53,7 @@ int run_power(const PowerArgs& a) {
   for (std::size_t i = 0; i < devices.size(); ++i) {
     rows[i].device = devices[i].str();
     try {
-      meters[i] = energy::make_meter(workloads::energy_device(devices[i]));
+      meters[i] = energy::make_meter(loop::energy_device(devices[i]));
       if (meters[i]->available()) rows[i].meter = meters[i]->info().name;
       else rows[i].absent = meters[i]->absent_reason();
     } catch (const DeviceError& e) {

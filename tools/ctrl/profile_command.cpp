@@ -3,12 +3,13 @@
 // appends them to a profile that `ctrl pareto` reads; an interrupted profile resumes when the same
 // command is run again (docs/tool.md, docs/loop.md).
 #include "command.hpp"
+#include "catalog/catalog.hpp"
 #include "loop_common.hpp"
 #include "platform_choice.hpp"
 #include "progress_bar.hpp"
 
-#include "workloads/loop_args.hpp"
-#include "workloads/profiler.hpp"
+#include <ctrl/loop/args.hpp>
+#include <ctrl/loop/profile.hpp>
 
 #include <ctrl/io/files.hpp>
 
@@ -36,7 +37,7 @@ struct ProfileArgs {
   PlatformArgs platform;
 };
 
-class Observer final : public workloads::ProfileObserver {
+class Observer final : public loop::ProfileObserver {
  public:
   explicit Observer(ProgressBar& bar) : bar_(bar) {}
 
@@ -52,14 +53,14 @@ class Observer final : public workloads::ProfileObserver {
     current_ = size;
     bar_.update(fraction(0), fmt::format("size {} ({}/{})  warm-up", size, k + 1, total_), true);
   }
-  void round(index_t size, const workloads::RoundProgress& p) override {
+  void round(index_t size, const loop::RoundProgress& p) override {
     const double within = std::min(1.0, static_cast<double>(p.rep) / std::max(3, std::min(p.max_reps, 10)));
     bar_.update(fraction(within),
                 fmt::format("size {} ({}/{})  round {} x{}  ci {:.1f}%", size, k_ + 1, total_, p.rep, p.batch,
                             std::isfinite(p.worst_relative_ci) ? p.worst_relative_ci * 100 : 999.0));
   }
-  void size_end(index_t size, const workloads::MeasureResult& m,
-                const std::vector<workloads::ProfileRow>& rows) override {
+  void size_end(index_t size, const loop::MeasureResult& m,
+                const std::vector<loop::ProfileRow>& rows) override {
     done_weight_ += static_cast<double>(size);
     std::string text = fmt::format("profile: size {} ({}/{}): {} round{}", size, k_ + 1, total_, m.reps,
                                    m.reps == 1 ? "" : "s");
@@ -84,7 +85,7 @@ class Observer final : public workloads::ProfileObserver {
   double todo_weight_ = 0, done_weight_ = 0;
 };
 
-std::atomic<workloads::StopFlag*> interrupted{nullptr};  // read by the handler
+std::atomic<loop::StopFlag*> interrupted{nullptr};  // read by the handler
 
 // The first Ctrl-C or SIGTERM ends the profile after the size in progress (exit 130, the sizes
 // measured are kept); the next ends the process at once, removing the temporary file of a save in
@@ -92,21 +93,20 @@ std::atomic<workloads::StopFlag*> interrupted{nullptr};  // read by the handler
 extern "C" void on_interrupt(int sig) {
   std::signal(SIGINT, io::remove_temporary_files_and_die);
   std::signal(SIGTERM, io::remove_temporary_files_and_die);
-  if (workloads::StopFlag* stop = interrupted.load(); stop != nullptr) stop->store(true);
+  if (loop::StopFlag* stop = interrupted.load(); stop != nullptr) stop->store(true);
   else io::remove_temporary_files_and_die(sig);
 }
 
 int run_profile_command(const ProfileArgs& a) {
-  workloads::ProfileRequest req;
-  req.app = a.app;
-  workloads::find_workload(a.app);  // the application first: its name is the first thing to be wrong
+  loop::ProfileRequest req;
+  const loop::Workload& app = apps::catalog().find(a.app);  // its name is the first thing to be wrong
   if (a.devices.empty() && a.platform.selection.empty())
     throw exit_error(exit_bad_input, "profile: name the processors with --device (cpu:0-3, cuda:0), or the ranks' "
                                      "with --selection FILE");
   for (const auto& d : a.devices) req.devices.push_back(parse_device(d));
-  req.sizes = workloads::parse_sizes(a.sizes);
+  req.sizes = loop::parse_sizes(a.sizes);
   req.out = a.out;
-  if (!a.cols.empty()) req.cols = workloads::parse_positive(a.cols, "--cols");
+  if (!a.cols.empty()) req.cols = loop::parse_positive(a.cols, "--cols");
   req.rule = {a.measure.min_reps, a.measure.max_reps, a.measure.precision, a.measure.max_seconds};
   req.rule.validate();
   req.team.energy = !a.measure.no_energy;
@@ -118,7 +118,7 @@ int run_profile_command(const ProfileArgs& a) {
   req.seed = a.measure.seed;
   prefer_pci_order_for_cuda();
 
-  workloads::StopFlag stop{false};
+  loop::StopFlag stop{false};
   interrupted = &stop;
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);  // in an MPI job the launcher's SIGTERM is the Communicator's
@@ -130,11 +130,10 @@ int run_profile_command(const ProfileArgs& a) {
   const auto platform = open_platform(a.platform, req.devices, req.team);
   ProgressBar bar(ProgressBar::parse_mode(platform->is_root() ? a.measure.progress : std::string("none")));
   Observer obs(bar);
-  const workloads::ProfileOutcome o = workloads::run_profile(req, *platform, obs, &stop);
+  const loop::ProfileOutcome o = loop::run_profile(app, req, *platform, obs, &stop);
   interrupted = nullptr;
   bar.finish();
 
-  const auto& app = workloads::find_workload(a.app);
   std::cout << app.summary(o.cols) << '\n';
   std::cout << fmt::format("profile {}: {} size{} measured now, {} already there", req.out, o.measured,
                            o.measured == 1 ? "" : "s", o.resumed)
@@ -167,11 +166,11 @@ void add_profile(CLI::App& app, action& run) {
   auto args = std::make_shared<ProfileArgs>();
   CLI::App* cmd = app.add_subcommand(
       "profile", "Measure time and energy of every processor at every size, all at once, into a profile for ctrl pareto");
-  cmd->add_option("app", args->app, "The application: dgemm or fft2d")->required();
+  cmd->add_option("app", args->app, applications_help())->required();
   cmd->add_option("--device", args->devices, "A processor (repeat): cpu:0-7, cuda:0, offload:0-3");
   cmd->add_option("--sizes", args->sizes, "Rows per processor: FROM:TO:STEP, or a,b,c (repeatable)")->required();
   cmd->add_option("--out", args->out, "The profile file (CSV); an existing one is resumed")->required();
-  cmd->add_option("--cols", args->cols, "N, the fixed dimension (dgemm: 512, fft2d: 4096 by default)");
+  cmd->add_option("--cols", args->cols, cols_help());
   args->measure.add_to(cmd);
   args->platform.add_to(cmd);
   cmd->callback([&run, args] { run = [args] { return run_profile_command(*args); }; });

@@ -4,17 +4,19 @@
 // of one host array), checks the result against a reference, and reports per-processor and total
 // time and energy, measured beside predicted (docs/tool.md).
 #include "command.hpp"
+#include "catalog/catalog.hpp"
 #include "loop_common.hpp"
 #include "platform_choice.hpp"
 #include "progress_bar.hpp"
 #include "run_plan.hpp"
 
-#include "workloads/loop_args.hpp"
-#include "workloads/measure.hpp"
-#include "workloads/profile_file.hpp"
-#include "workloads/selection.hpp"
-#include "workloads/team.hpp"
-#include "workloads/workload.hpp"
+#include <ctrl/loop/args.hpp>
+#include <ctrl/loop/measure.hpp>
+#include <ctrl/loop/profile_file.hpp>
+#include <ctrl/loop/run.hpp>
+#include <ctrl/loop/selection.hpp>
+#include <ctrl/loop/team.hpp>
+#include <ctrl/loop/workload.hpp>
 
 #include <ctrl/io/files.hpp>
 #include <ctrl/partition/load_balanced.hpp>
@@ -44,9 +46,9 @@ std::optional<double> relative(std::optional<double> measured, std::optional<dou
 struct ProcessorReport {
   std::string name;
   index_t rows = 0;
-  workloads::Estimate time;
+  loop::Estimate time;
   std::optional<double> time_predicted;
-  std::optional<workloads::Estimate> energy;
+  std::optional<loop::Estimate> energy;
   std::optional<double> energy_predicted;
   std::string energy_source, energy_absent;
 };
@@ -61,14 +63,14 @@ std::string problem_text(const RunArgs& a) {
 }
 
 int run_run(const RunArgs& a) {
-  const workloads::Workload& app = workloads::find_workload(a.app);
+  const loop::Workload& app = apps::catalog().find(a.app);
   const bool by_split = !a.split.empty();
   if (by_split == (!a.front.empty() || !a.pick.empty()))
     throw exit_error(exit_bad_input, "run: give either --split DEVICE=ROWS ... or --front FILE --pick WHICH");
   if (!a.front.empty() && a.pick.empty()) throw exit_error(exit_bad_input, "--front needs --pick fastest|least-energy|load-balanced|K");
   if (a.front.empty() && !a.pick.empty() && (a.profile.empty() || a.workload.empty()))
     throw exit_error(exit_bad_input, "--pick without --front needs --profile and --workload");
-  workloads::StopRule rule{a.measure.min_reps, a.measure.max_reps, a.measure.precision, a.measure.max_seconds};
+  loop::StopRule rule{a.measure.min_reps, a.measure.max_reps, a.measure.precision, a.measure.max_seconds};
   rule.validate();
   const auto base_powers = a.measure.base_powers();
 
@@ -87,7 +89,7 @@ int run_run(const RunArgs& a) {
   prefer_pci_order_for_cuda();
   std::vector<DeviceSpec> devices;
   for (const auto& n : plan.names) {
-    const auto [host, spec] = workloads::split_processor_name(n);
+    const auto [host, spec] = loop::split_processor_name(n);
     if (!host.empty() && !distributed)
       throw exit_error(exit_bad_input, fmt::format("{} names a host: a distribution across hosts runs under mpirun with "
                                                    "--selection FILE", n));
@@ -96,72 +98,51 @@ int run_run(const RunArgs& a) {
                                                    "a distributed profile names them)", n));
     devices.push_back(spec);
   }
-  workloads::TeamOptions topt;
+  loop::TeamOptions topt;
   topt.energy = !a.measure.no_energy;
   topt.min_window_s = a.measure.min_window;
   a.measure.check();
   topt.min_round_s = a.measure.min_round;
   const auto platform = open_platform(a.platform, distributed ? std::vector<DeviceSpec>{} : devices, topt,
                                       distributed ? &plan.names : nullptr);
-  workloads::Platform& team = *platform;
+  loop::Platform& team = *platform;
   ProgressBar bar(ProgressBar::parse_mode(team.is_root() ? a.measure.progress : std::string("none")));
-  for (std::size_t i = 0; i < team.size(); ++i) {
-    if (!team.info(i).has_energy()) continue;
-    for (const auto& [name, w] : base_powers)
-      if (name == team.info(i).name) team.set_base_power(i, w, "given");
-    if (team.info(i).base_power_w) continue;
-    if (const auto it = prep.base_power.find(team.info(i).name); it != prep.base_power.end())
+  // Base powers from the profile (given ones are the request's, and win).
+  for (std::size_t i = 0; i < team.size(); ++i)
+    if (const auto it = prep.base_power.find(team.info(i).name);
+        team.info(i).has_energy() && it != prep.base_power.end())
       team.set_base_power(i, it->second, "from " + a.profile);
-  }
-  const auto blocks = workloads::consecutive_blocks(plan.rows);
-  auto problem = team.make_problem(app, blocks, cols, a.measure.seed);
-  bool need_base = false;
-  for (std::size_t i = 0; i < team.size(); ++i) need_base |= team.info(i).has_energy() && !team.info(i).base_power_w;
-  if (need_base && a.measure.idle_seconds > 0) {
-    team.run(*problem, blocks, 1);  // base power "awake", as in `ctrl profile`
-    for (const auto& line : team.measure_base_power(a.measure.idle_seconds)) bar.line("run: " + line);
+  loop::RunRequest req;
+  req.rows = plan.rows;
+  req.cols = cols;
+  req.rule = rule;
+  req.base_power = base_powers;
+  req.idle_seconds = a.measure.idle_seconds;
+  req.seed = a.measure.seed;
+  req.output = a.output;
+  for (const auto& name : plan.names) {
+    loop::Prediction pr;
+    if (const auto it = prep.predicted.find(name); it != prep.predicted.end()) pr = {it->second.first, it->second.second};
+    req.predicted.push_back(pr);
   }
   bar.update(0, "warm-up", true);
-  const workloads::MeasureResult res = workloads::measure(
-      team, *problem, blocks, rule, workloads::RoundMode::executions,
-      [&](const workloads::RoundProgress& p) {
-        bar.update(std::min(1.0, static_cast<double>(p.rep) / rule.min_reps),
-                   fmt::format("round {} x{}  ci {:.1f}%", p.rep, p.batch,
-                               std::isfinite(p.worst_relative_ci) ? 100 * p.worst_relative_ci : 999.0));
-      });
+  const loop::RunOutcome outcome = loop::run_distribution(app, req, team, [&](const loop::RoundProgress& p) {
+    bar.update(std::min(1.0, static_cast<double>(p.rep) / rule.min_reps),
+               fmt::format("round {} x{}  ci {:.1f}%", p.rep, p.batch,
+                           std::isfinite(p.worst_relative_ci) ? 100 * p.worst_relative_ci : 999.0));
+  });
+  for (const auto& line : outcome.notes) bar.line("run: " + line);
   bar.finish();
-  const workloads::Check check = team.verify(*problem, blocks);
-  // The output, only when every row is right: a wrong or partial result is never written.
-  if (!a.output.empty() && check.ok) team.write_output(*problem, blocks, a.output);
+  const loop::MeasureResult& res = outcome.measured;
+  const loop::Check& check = outcome.check;
 
   // Per processor: measured beside predicted.
   std::vector<ProcessorReport> reports;
-  std::optional<double> pred_time, pred_energy, meas_energy;
-  bool time_known = true;
-  for (std::size_t i = 0; i < team.size(); ++i) {
-    const auto& info = team.info(i);
-    ProcessorReport r;
-    r.name = info.name;
-    r.rows = plan.rows[i];
-    r.time = res.processors[i].time;
-    r.energy = res.processors[i].energy;
-    r.energy_source = info.energy_source;
-    r.energy_absent = info.energy_absent;
-    if (const auto it = prep.predicted.find(r.name); it != prep.predicted.end()) {
-      r.time_predicted = it->second.first;
-      r.energy_predicted = it->second.second;
-    }
-    if (r.rows > 0) {
-      if (r.time_predicted) pred_time = std::max(pred_time.value_or(0.0), *r.time_predicted);
-      else time_known = false;
-    }
-    if (r.energy) {
-      meas_energy = meas_energy.value_or(0.0) + r.energy->mean;
-      if (r.energy_predicted) pred_energy = pred_energy.value_or(0.0) + *r.energy_predicted;
-    }
-    reports.push_back(std::move(r));
-  }
-  if (!time_known) pred_time.reset();
+  for (const auto& p : outcome.processors)
+    reports.push_back({p.name, p.rows, p.time, p.predicted.time, p.energy, p.predicted.energy, p.energy_source,
+                       p.energy_absent});
+  std::optional<double> pred_time = outcome.time_predicted(), pred_energy, meas_energy = outcome.energy_measured();
+  if (meas_energy) pred_energy = outcome.energy_predicted();
   if (plan.front_time) pred_time = plan.front_time;
   if (plan.front_energy && meas_energy) pred_energy = plan.front_energy;
   if (plan.total_energy && meas_energy) *meas_energy += plan.front_base_power * res.wall.mean;
@@ -172,7 +153,7 @@ int run_run(const RunArgs& a) {
     (r.energy ? with_energy : without_energy).push_back(r.energy ? r.name : r.name + " (" + r.energy_absent + ")");
 
   {
-    auto est = [](const workloads::Estimate& e) { return nlohmann::ordered_json{{"mean", e.mean}, {"ci", e.ci}, {"n", e.n}}; };
+    auto est = [](const loop::Estimate& e) { return nlohmann::ordered_json{{"mean", e.mean}, {"ci", e.ci}, {"n", e.n}}; };
     auto opt = [](std::optional<double> v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr); };
     nlohmann::ordered_json procs = nlohmann::ordered_json::array();
     for (const auto& r : reports) {
@@ -277,7 +258,7 @@ void add_run(CLI::App& app, action& run) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* cmd = app.add_subcommand(
       "run", "Run one distribution across its controllers; check it; report measured beside predicted time and energy");
-  cmd->add_option("app", args->app, "The application: dgemm or fft2d")->required();
+  cmd->add_option("app", args->app, applications_help())->required();
   cmd->add_option("--split", args->split, "Rows of a processor, DEVICE=ROWS (repeat for each processor)");
   cmd->add_option("--front", args->front, "A front from `ctrl pareto --format json`");
   cmd->add_option("--pick", args->pick, "Which point: fastest, least-energy, load-balanced (needs --profile), or K (1-based)");

@@ -2,8 +2,8 @@
 
 #include "command.hpp"
 
-#include "workloads/loop_args.hpp"
-#include "workloads/profile_file.hpp"
+#include <ctrl/loop/args.hpp>
+#include <ctrl/loop/profile_file.hpp>
 
 #include <ctrl/io/files.hpp>
 #include <ctrl/partition/load_balanced.hpp>
@@ -47,7 +47,7 @@ index_t front_integer(const nlohmann::json& v, const std::string& front, const c
 }
 
 partition::Size parse_count(const std::string& text, const std::string& what) {
-  return workloads::parse_positive(text, what);
+  return loop::parse_positive(text, what);
 }
 
 Plan plan_from_front(const RunArgs& a, const partition::Profile* profile) {
@@ -158,7 +158,7 @@ Plan plan_from_profile(const RunArgs& a, const partition::Profile& profile) {
 
 }  // namespace
 
-Prepared prepare_run(const RunArgs& a, const workloads::Workload& app) {
+Prepared prepare_run(const RunArgs& a, const loop::Workload& app) {
   const bool by_split = !a.split.empty();
   // The outputs, before any work: regular files (or new ones), none of them an input.
   const io::FileArgument files[] = {{"--front", a.front, false},
@@ -171,10 +171,10 @@ Prepared prepare_run(const RunArgs& a, const workloads::Workload& app) {
     if (f.output && !f.path.empty()) io::check_output(f.path);
   // The profile: predictions per processor, N, and the base powers the predictions were made with.
   std::optional<partition::Profile> profile;
-  workloads::ProfileFile meta;
+  loop::ProfileFile meta;
   if (!a.profile.empty()) {
     profile = partition::read_profile_csv(a.profile);
-    if (workloads::is_profile_file(a.profile)) meta = workloads::read_profile_file(a.profile);
+    if (loop::is_profile_file(a.profile)) meta = loop::read_profile_file(a.profile);
     if (!meta.rows.empty() && meta.rows.front().app != a.app)
       throw exit_error(exit_bad_input, fmt::format("--profile {} is a profile of {}, not of {}", a.profile,
                                                    meta.rows.front().app, a.app));
@@ -184,7 +184,7 @@ Prepared prepare_run(const RunArgs& a, const workloads::Workload& app) {
   Plan& plan = out.plan;
   if (by_split) {
     for (const auto& s : a.split) {
-      const auto [name, rows] = workloads::parse_split(s);
+      const auto [name, rows] = loop::parse_split(s);
       if (std::find(plan.names.begin(), plan.names.end(), name) != plan.names.end())
         throw exit_error(exit_bad_input, fmt::format("--split: {} is given twice", name));
       plan.names.push_back(name);
@@ -209,7 +209,7 @@ Prepared prepare_run(const RunArgs& a, const workloads::Workload& app) {
   out.cols = app.default_cols();
   out.cols_from = "the default of " + a.app;
   if (!a.cols.empty()) {
-    out.cols = workloads::parse_positive(a.cols, "--cols");
+    out.cols = loop::parse_positive(a.cols, "--cols");
     out.cols_from = "--cols";
     if (!meta.rows.empty() && meta.rows.front().cols != out.cols)
       throw exit_error(exit_bad_input, fmt::format("--cols {} but --profile {} was measured with N = {}", out.cols,

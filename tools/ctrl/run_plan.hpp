@@ -5,7 +5,7 @@
 #include "loop_common.hpp"
 #include "platform_choice.hpp"
 
-#include "workloads/workload.hpp"
+#include <ctrl/loop/workload.hpp>
 
 #include <map>
 #include <optional>
@@ -49,7 +49,7 @@ struct Prepared {
 };
 
 // Reads the files, checks them against each other, and computes the distribution.
-Prepared prepare_run(const RunArgs& a, const workloads::Workload& app);
+Prepared prepare_run(const RunArgs& a, const loop::Workload& app);
 std::string to_text(const Prepared& p);
 Prepared prepared_from_text(const std::string& text);
 

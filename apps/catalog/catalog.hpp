@@ -1,0 +1,34 @@
+// Every application the ctrl tool profiles and runs (`ctrl profile APP`, `ctrl run APP`): dgemm and
+// fft2d, the HEPOPTA paper's, and the case studies described for the loop as divisible workloads
+// (docs/loop.md, "Applications"). Each is made by a function of its own folder; catalog() holds
+// one of each, in this order.
+#pragma once
+#include <ctrl/loop/workload.hpp>
+
+#include <memory>
+#include <sstream>
+#include <string>
+
+namespace apps {
+
+const ctrl::loop::Catalog& catalog();
+
+// Words and numbers as one string, for checks' messages (the workloads are compiled as CUDA where
+// the backend is built, and nvcc does not take fmt's compile-time format strings).
+template <class... A>
+std::string words(const A&... parts) {
+  std::ostringstream out;
+  out.precision(9);
+  (out << ... << parts);
+  return out.str();
+}
+
+std::unique_ptr<ctrl::loop::Workload> dgemm_workload();
+std::unique_ptr<ctrl::loop::Workload> fft2d_workload();
+std::unique_ptr<ctrl::loop::Workload> matadd_workload();
+std::unique_ptr<ctrl::loop::Workload> blackscholes_workload();
+std::unique_ptr<ctrl::loop::Workload> matmul_workload();
+std::unique_ptr<ctrl::loop::Workload> jacobi_workload();
+std::unique_ptr<ctrl::loop::Workload> recurrence_workload();
+
+}  // namespace apps

@@ -1,0 +1,43 @@
+// recurrence for the loop: y = x_K of the recurrence of every element (K = 100), a block of rows
+// per processor. Every element depends only on its own input, so a row split needs no halo: each
+// step reads the previous step's value of the same element, never a neighbour's.
+#include "catalog/catalog.hpp"
+#include "recurrence/recurrence_kernels.hpp"
+#include "recurrence/recurrence_reference.hpp"
+
+#include <ctrl/loop/divisible.hpp>
+
+#include <cmath>
+
+namespace apps {
+
+std::unique_ptr<ctrl::loop::Workload> recurrence_workload() {
+  using namespace ctrl::loop;
+  constexpr int iterations = 100;
+  auto w = std::make_unique<Divisible>(
+      "recurrence", words("y[x x N] = the recurrence applied ", iterations, " times to every element of x"), 1024);
+  const auto x = w->input<float>("x", {Rows, N});
+  const auto y = w->output<float>("y", {Rows, N});
+  w->compute([=](BlockRun& r) { r.launch<Recurrence>(ctrl::Threads(r.rows(), r.cols()), r[y], r[x], iterations); });
+  w->verify("every element against the recurrence in double (1e-5 absolute and relative)",
+            [=](const Results& res, CheckNotes& notes) {
+              const auto X = res[x], Y = res[y];
+              const auto n = static_cast<std::size_t>(res.cols());
+              for (const Block& blk : res.blocks()) {
+                const std::size_t k0 = static_cast<std::size_t>(blk.begin - res.first_row()) * n;
+                const std::size_t count = static_cast<std::size_t>(blk.rows()) * n;
+                const auto ref = reference::recurrence(X.subspan(k0, count), iterations);
+                for (std::size_t k = 0; k < count; ++k)
+                  notes.note(std::abs(Y[k0 + k] - ref[k]), 1e-5 + 1e-5 * std::abs(ref[k]), [&] {
+                    return words("y(", blk.begin + static_cast<ctrl::index_t>(k / n), ", ", k % n, ") = ", Y[k0 + k], " against ", ref[k]);
+                  });
+                notes.rows_checked(static_cast<std::size_t>(blk.rows()));
+              }
+            });
+  w->flops([](ctrl::index_t rows, ctrl::index_t cols) {
+    return 9.0 * iterations * static_cast<double>(rows) * static_cast<double>(cols);  // 9 per step
+  });
+  return w;
+}
+
+}  // namespace apps

@@ -1,0 +1,23 @@
+// The profile -> Pareto front -> run loop (docs/loop.md): a workload divisible by rows, measured on
+// every processor at once, split as the partition library's exact fronts say, run and checked.
+//
+//   ctrl::loop::Divisible w("poly", "y = p(x)");                  // your arrays and kernel
+//   ctrl::loop::Team team({ctrl::parse_device("cpu:0-14"), ctrl::parse_device("cuda:0")});
+//   ctrl::loop::run_profile(w, profile_request, team, observer);  // time and energy per size
+//   auto front = ctrl::partition::pareto_front(ctrl::loop::to_partition_profile(
+//                    ctrl::loop::read_profile_file(profile_request.out)), n, {});
+//   auto outcome = ctrl::loop::run_distribution(w, run_request, team);
+//
+// examples/distribute/ is the whole program, built against the installed package.
+#pragma once
+#include <ctrl/ctrl.hpp>
+#include <ctrl/loop/divisible.hpp>
+#include <ctrl/loop/machine.hpp>
+#include <ctrl/loop/measure.hpp>
+#include <ctrl/loop/platform.hpp>
+#include <ctrl/loop/profile.hpp>
+#include <ctrl/loop/profile_file.hpp>
+#include <ctrl/loop/run.hpp>
+#include <ctrl/loop/team.hpp>
+#include <ctrl/loop/workload.hpp>
+#include <ctrl/partition.hpp>

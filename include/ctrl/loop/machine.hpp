@@ -1,0 +1,60 @@
+// What this machine offers as controllers: CPU cores grouped by package and NUMA node (hwloc),
+// GPUs with name, memory and compute capability (the CUDA runtime, where the backend is built),
+// and which energy meter covers each (ctrl_energy). `ctrl devices` prints it.
+#pragma once
+#include <ctrl/config.hpp>
+#include <ctrl/device_spec.hpp>
+#include <ctrl/energy.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ctrl::loop {
+
+struct CoreGroup {
+  int id = 0;              // package: physical id (as in RAPL's "package-P"); NUMA node: os index
+  std::vector<int> cores;  // logical cores (OS indexes, as in "cpu:0-3")
+};
+
+struct GpuInfo {
+  int index = 0;                // CUDA device number, as in "cuda:0"
+  std::string name;
+  std::uint64_t memory_bytes = 0;
+  int cc_major = 0, cc_minor = 0;
+  int multiprocessors = 0;
+  std::string pci_bus_id;       // "0000:17:00.0" where known
+};
+
+struct Machine {
+  std::string cpu_model;
+  std::vector<int> cores;         // logical cores of the machine
+  std::vector<int> usable;        // those in this process's affinity mask
+  int physical_cores = 0;
+  std::vector<CoreGroup> packages, numa_nodes;
+  bool cuda_backend = false;      // whether this build has cuda:N controllers
+  std::vector<GpuInfo> gpus;      // from the CUDA runtime; empty without the backend
+  std::string gpu_note;           // why no GPU is listed, when none is
+  std::vector<energy::MeterListing> meters;
+};
+
+Machine probe_machine();
+
+// The physical packages that these logical cores belong to (sorted, unique).
+std::vector<int> packages_of(const std::vector<int>& cores);
+
+// Controllers to profile: the usable cores split into `groups` groups of consecutive cores (one
+// core left out for each GPU's host thread when there are cores to spare), then every GPU.
+std::vector<DeviceSpec> suggested_processors(const Machine& m, int cpu_groups);
+
+// The meter a processor (a controller's device) has, described for energy: GPUs by NVML index
+// (= CUDA index when CUDA_DEVICE_ORDER=PCI_BUS_ID, which the tool sets), CPU kinds by the packages
+// of their cores. Kinds with no meter map to energy::DeviceSpec::none.
+energy::DeviceSpec energy_device(const DeviceSpec& spec);
+
+#if CTRL_HAVE_CUDA_BACKEND
+// machine_cuda.cpp: the GPUs the CUDA runtime sees, or why none.
+std::vector<GpuInfo> probe_cuda_gpus(std::string& note);
+#endif
+
+}  // namespace ctrl::loop

@@ -1,0 +1,111 @@
+// The profile file `ctrl profile` writes: the profile format of `ctrl pareto` (processor, size,
+// time, energy) followed by statistics and provenance columns (docs/loop.md, "Profile files"):
+//
+//   processor        the device spec ("cpu:0-7", "cuda:0"): a front computed from the profile names
+//                    processors that `ctrl run` can create directly
+//   size             rows given to the processor (each processor ran this size at the same time
+//                    as every other)
+//   time             mean seconds per run (attach + launch + detach of the block)
+//   energy           mean dynamic energy per run in J, clamped at 0 (the optimiser needs
+//                    non-negative values); 0 when energy_source is "none": NOT a measurement
+//   reps, batch      measured rounds, and this processor's runs per round (mean, rounded): in a
+//                    round every processor repeats its block back to back until the round's time
+//                    is up, so that all work together throughout (docs/loop.md)
+//   time_ci          half-width of the 95 % confidence interval of the mean time, s
+//   energy_ci        the same for the dynamic energy, J (empty without a sensor)
+//   energy_measured  the mean dynamic energy before clamping, J (empty without a sensor)
+//   base_power       the device's base power used, W (empty without a sensor)
+//   energy_source    the meter ("nvml:0"), or "none" when the processor has no sensor of its own
+//   converged        1 when the confidence intervals met the precision asked for, else 0
+//   gflops           speed, as in the paper's figures
+//   app, cols        the application and its fixed dimension N
+//
+// Rows are written one size at a time (every processor's row, then a flush), so that an
+// interrupted profile holds only complete sizes, plus at most one partial line.
+#pragma once
+#include <ctrl/io/files.hpp>
+#include <ctrl/partition/profile.hpp>
+#include <ctrl/threads.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ctrl::loop {
+
+struct ProfileRow {
+  std::string processor;
+  index_t size = 0;
+  double time = 0.0;
+  double energy = 0.0;
+  int reps = 0;
+  int batch = 1;
+  double time_ci = 0.0;
+  std::optional<double> energy_ci, energy_measured, base_power;
+  std::string energy_source = "none";
+  bool converged = false;
+  double gflops = 0.0;
+  std::string app;
+  index_t cols = 0;
+};
+
+// The header line, without the newline.
+std::string profile_header();
+// One row, without the newline (fields quoted where they hold commas or quotes).
+std::string format_profile_row(const ProfileRow& row);
+
+// What an existing profile file holds.
+struct ProfileFile {
+  std::vector<ProfileRow> rows;           // complete sizes only, in file order
+  std::vector<std::string> processors;    // in order of first appearance
+  std::vector<index_t> complete_sizes;    // sizes measured on every processor, ascending
+  std::size_t dropped_rows = 0;           // rows of incomplete sizes, and a partial last line
+};
+
+// Reads a file written by `ctrl profile` (an input: a FIFO or a device is refused, not waited
+// on). A missing or empty file gives an empty result. A file with another header, a header cut
+// short, or malformed rows, throws UsageError naming file and line.
+ProfileFile read_profile_file(const std::string& path);
+// The same for a file's text, read by the caller.
+ProfileFile parse_profile_file(const std::string& text, const std::string& path);
+
+// The profile the partition library computes fronts from (ctrl/partition.hpp): every processor's
+// (size, time, energy) points, in the file's order of processors.
+partition::Profile to_partition_profile(const ProfileFile& file);
+
+// Whether a file starts with profile_header() (false when missing or empty).
+bool is_profile_file(const std::string& path);
+
+// The profile file of one `ctrl profile`, held from before it is read until the command ends:
+// opened (created when missing) and locked with flock(), so that a second `ctrl profile` on the
+// same file fails at once instead of appending the same sizes again. Whole sizes are appended
+// and synced one at a time.
+class ProfileWriter {
+ public:
+  // Opens, locks and reads `path`. UsageError when it is not a regular file (or a symbolic link),
+  // when another process holds its lock, or when it is not a profile to resume.
+  explicit ProfileWriter(const std::string& path);
+  // Removes the file when this writer created it and wrote no row into it.
+  ~ProfileWriter();
+  ProfileWriter(const ProfileWriter&) = delete;
+  ProfileWriter& operator=(const ProfileWriter&) = delete;
+
+  // What the file held when it was opened.
+  const ProfileFile& existing() const { return existing_; }
+  // Appends one size's rows. The first call prepares the file: the header into an empty one, or,
+  // when an interruption left rows of an incomplete size, an atomic rewrite with the complete
+  // sizes only (existing().rows), still locked.
+  void write(const std::vector<ProfileRow>& rows);
+
+ private:
+  void start();
+  void append(const std::string& text);
+  [[noreturn]] void fail(const std::string& what) const;
+
+  std::string path_;
+  io::FileDescriptor fd_;
+  ProfileFile existing_;
+  bool created_ = false, empty_ = false, started_ = false, wrote_ = false;
+};
+
+}  // namespace ctrl::loop

@@ -1,0 +1,100 @@
+#include <ctrl/loop/measure.hpp>
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+namespace ctrl::loop {
+
+void StopRule::validate() const {
+  if (min_reps < 2) throw UsageError(fmt::format("--min-reps {}: a confidence interval needs at least 2 rounds", min_reps));
+  if (max_reps < min_reps)
+    throw UsageError(fmt::format("--max-reps {} is below --min-reps {}", max_reps, min_reps));
+  if (!(precision > 0) || !std::isfinite(precision))
+    throw UsageError(fmt::format("--precision {}: a positive fraction is needed (0.025 is 2.5 %)", precision));
+  if (!(max_seconds >= 0) || !std::isfinite(max_seconds))
+    throw UsageError(fmt::format("--max-seconds {}: a non-negative number is needed", max_seconds));
+}
+
+MeasureResult measure(Platform& team, Problem& problem, const std::vector<Block>& blocks, const StopRule& rule,
+                      RoundMode mode, const std::function<void(const RoundProgress&)>& progress,
+                      const StopFlag* stop) {
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+  const std::size_t n = team.size();
+  MeasureResult out;
+  out.processors.resize(n);
+
+  // Warm-up: first-run costs (plans, allocations, page faults, pinning) stay out of the means.
+  // Then a calibration round sized from it, whose per-run time (averaged over its runs) sizes the
+  // batch of the measured rounds.
+  const RoundResult warm = team.run(problem, blocks, 1);
+  if (mode == RoundMode::executions) {
+    const RoundResult calib = team.run(problem, blocks, team.batch_for(warm.wall_s));
+    out.batch = team.batch_for(calib.wall_s);
+  }
+
+  std::vector<std::vector<double>> times(n), energies(n);
+  std::vector<double> walls, windows, runs(n, 0.0);
+  const auto stopped = [&] { return team.any(stop != nullptr && stop->load()); };
+  while (!stopped()) {
+    const RoundResult r = mode == RoundMode::executions ? team.run(problem, blocks, out.batch)
+                                                         : team.fill(problem, blocks, team.round_seconds());
+    for (std::size_t i = 0; i < n; ++i) runs[i] += r.runs[i];
+    ++out.reps;
+    walls.push_back(r.wall_s);
+    windows.push_back(r.window_s);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (r.dynamic_j[i]) energies[i].push_back(*r.dynamic_j[i]);
+      if (!blocks[i].empty()) times[i].push_back(r.time_s[i]);
+    }
+    // The rule: every processor with work, its time and (where measured) its dynamic energy.
+    double worst = 0;
+    out.limiting.clear();
+    for (std::size_t i = 0; i < n; ++i) {
+      if (blocks[i].empty()) continue;
+      const double rt = estimate(times[i]).relative_ci();
+      if (rt > worst) {
+        worst = rt;
+        out.limiting = fmt::format("time of {}", team.info(i).name);
+      }
+      if (!energies[i].empty()) {
+        const double re = estimate(energies[i]).relative_ci();
+        if (re > worst) {
+          worst = re;
+          out.limiting = fmt::format("energy of {}", team.info(i).name);
+        }
+      }
+    }
+    int shown = out.batch;
+    if (mode == RoundMode::fill)
+      for (std::size_t i = 0; i < n; ++i) shown = std::max(shown, r.runs[i]);
+    if (progress) progress({out.reps, rule.max_reps, shown, worst});
+    out.converged = worst <= rule.precision;
+    if (out.reps >= rule.min_reps) {
+      if (out.converged || out.reps >= rule.max_reps) break;
+      if (rule.max_seconds > 0 && team.any(elapsed() >= rule.max_seconds)) break;
+    }
+  }
+  out.interrupted = stopped() && !(out.reps >= rule.min_reps && out.converged);
+  for (std::size_t i = 0; i < n; ++i) {
+    out.processors[i].time = estimate(times[i]);
+    out.processors[i].runs_per_round = out.reps > 0 ? runs[i] / out.reps : 0.0;
+    if (team.info(i).has_energy()) {
+      // A processor without work still has its idle device measured over the window.
+      out.processors[i].energy = estimate(energies[i]);
+    }
+  }
+  out.wall = estimate(walls);
+  double w = 0;
+  for (const double x : windows) w += x;
+  out.window_s = windows.empty() ? 0.0 : w / static_cast<double>(windows.size());
+  if (out.converged) out.limiting.clear();
+  out.elapsed_s = elapsed();
+  return out;
+}
+
+}  // namespace ctrl::loop

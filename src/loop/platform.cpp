@@ -1,0 +1,36 @@
+#include <ctrl/loop/platform.hpp>
+
+#include <ctrl/loop/team.hpp>  // ProcessorInfo
+
+#include <ctrl/io/npy.hpp>
+
+
+#include <algorithm>
+
+namespace ctrl::loop {
+
+std::vector<ProcessorInfo> Platform::processors() const {
+  std::vector<ProcessorInfo> out;
+  for (std::size_t i = 0; i < size(); ++i) out.push_back(info(i));
+  return out;
+}
+
+bool Platform::any_energy() const {
+  for (std::size_t i = 0; i < size(); ++i)
+    if (info(i).has_energy()) return true;
+  return false;
+}
+
+index_t rows_spanned(const std::vector<Block>& blocks) {
+  index_t end = 0;
+  for (const Block& b : blocks) end = std::max(end, b.end);
+  return end;
+}
+
+void save_rows(const std::string& path, const std::string& dtype, index_t rows, index_t cols,
+               std::span<const std::byte> data) {
+  const std::size_t shape[2] = {static_cast<std::size_t>(rows), static_cast<std::size_t>(cols)};
+  npy::detail::save_bytes(path, dtype, data, shape, npy::Version::automatic);
+}
+
+}  // namespace ctrl::loop

@@ -1,0 +1,110 @@
+#include <ctrl/loop/run.hpp>
+
+#include <ctrl/sizes.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace ctrl::loop {
+
+namespace {
+
+// Base powers: given, else the ones the caller's profile was measured with (already set on the
+// platform), else measured now, idle, right after one execution (as `ctrl profile` does).
+void settle_base_powers(const RunRequest& req, Platform& team, Problem& problem, const std::vector<Block>& blocks,
+                        RunOutcome& out) {
+  for (std::size_t i = 0; i < team.size(); ++i) {
+    if (!team.info(i).has_energy()) continue;
+    for (const auto& [name, w] : req.base_power)
+      if (name == team.info(i).name) team.set_base_power(i, w, "given");
+  }
+  bool need = false;
+  for (std::size_t i = 0; i < team.size(); ++i) need |= team.info(i).has_energy() && !team.info(i).base_power_w;
+  if (need && req.idle_seconds > 0) {
+    team.run(problem, blocks, 1);
+    for (auto& line : team.measure_base_power(req.idle_seconds)) out.notes.push_back(std::move(line));
+  }
+}
+
+}  // namespace
+
+RunOutcome run_distribution(const Workload& app, const RunRequest& req, Platform& team,
+                            const std::function<void(const RoundProgress&)>& progress, const StopFlag* stop) {
+  req.rule.validate();
+  if (req.rows.size() != team.size())
+    throw UsageError(fmt::format("{}: a distribution of {} part{} for {} processors", app.name(), req.rows.size(),
+                                 req.rows.size() == 1 ? "" : "s", team.size()));
+  if (!req.predicted.empty() && req.predicted.size() != team.size())
+    throw UsageError(fmt::format("{}: {} predictions for {} processors", app.name(), req.predicted.size(), team.size()));
+  RunOutcome out;
+  out.cols = req.cols > 0 ? req.cols : app.default_cols();
+  const auto blocks = consecutive_blocks(req.rows);
+  auto problem = team.make_problem(app, blocks, out.cols, req.seed);
+  settle_base_powers(req, team, *problem, blocks, out);
+  out.measured = measure(team, *problem, blocks, req.rule, RoundMode::executions, progress, stop);
+  out.check = team.verify(*problem, blocks);
+  // The output only when every row is right: a wrong or partial result is never written.
+  if (!req.output.empty() && out.check.ok && !out.measured.interrupted) {
+    team.write_output(*problem, blocks, req.output);
+    out.output_written = true;
+  }
+  for (std::size_t i = 0; i < team.size(); ++i) {
+    const auto& info = team.info(i);
+    ProcessorRun p;
+    p.name = info.name;
+    p.rows = req.rows[i];
+    p.time = out.measured.processors[i].time;
+    p.energy = out.measured.processors[i].energy;
+    if (!req.predicted.empty()) p.predicted = req.predicted[i];
+    p.energy_source = info.energy_source;
+    p.energy_absent = info.energy_absent;
+    out.processors.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::optional<double> RunOutcome::time_predicted() const {
+  double t = 0;
+  for (const auto& p : processors) {
+    if (p.rows == 0) continue;
+    if (!p.predicted.time) return std::nullopt;
+    t = std::max(t, *p.predicted.time);
+  }
+  return t;
+}
+
+std::optional<double> RunOutcome::energy_measured() const {
+  std::optional<double> e;
+  for (const auto& p : processors)
+    if (p.energy) e = e.value_or(0.0) + p.energy->mean;
+  return e;
+}
+
+std::optional<double> RunOutcome::energy_predicted() const {
+  std::optional<double> e;
+  for (const auto& p : processors)
+    if (p.energy && p.predicted.energy) e = e.value_or(0.0) + *p.predicted.energy;
+  return e;
+}
+
+std::vector<Prediction> predict(const ProfileFile& profile, const std::vector<std::string>& names,
+                                const std::vector<index_t>& rows) {
+  if (names.size() != rows.size())
+    throw UsageError(fmt::format("predict: {} processors and {} parts", names.size(), rows.size()));
+  std::vector<Prediction> out(names.size());
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (rows[i] == 0) {
+      out[i] = {0.0, 0.0};
+      continue;
+    }
+    for (const auto& r : profile.rows)
+      if (r.processor == names[i] && r.size == rows[i]) {
+        out[i].time = r.time;
+        if (r.energy_source != "none") out[i].energy = r.energy;
+      }
+  }
+  return out;
+}
+
+}  // namespace ctrl::loop

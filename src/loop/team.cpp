@@ -1,0 +1,348 @@
+#include <ctrl/loop/team.hpp>
+
+#include <ctrl/loop/machine.hpp>
+
+#include <fmt/format.h>
+#include <pthread.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <latch>
+#include <set>
+#include <thread>
+
+namespace ctrl::loop {
+
+namespace {
+
+using Clock = energy::Clock;
+
+double seconds_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+// Counters that change this seldom are read until they change (see team.hpp).
+constexpr double align_threshold_s = 0.01;
+
+struct Reading {
+  Clock::time_point t;
+  double joules = 0;
+};
+
+Reading read_meter(energy::Meter& meter, Clock& clock) {
+  const auto a = clock.now();
+  const auto e = meter.energy_j();
+  const auto b = clock.now();
+  if (!e) throw DeviceError(fmt::format("meter {} stopped answering", meter.info().name));
+  return {a + (b - a) / 2, *e};
+}
+
+// Reads until the counter moves: the reading is then fresh to within one read's duration.
+Reading read_aligned(energy::Meter& meter, Clock& clock) {
+  const double interval = meter.info().update_interval_s;
+  Reading first = read_meter(meter, clock);
+  if (interval < align_threshold_s) return first;
+  const auto deadline = first.t + std::chrono::duration_cast<Clock::duration>(
+                                      std::chrono::duration<double>(3 * interval + 0.05));
+  for (;;) {
+    Reading r = read_meter(meter, clock);
+    if (r.joules != first.joules || r.t > deadline) return r;
+  }
+}
+
+}  // namespace
+
+// Restricts the calling thread to these cores (no-op for an empty list).
+void pin_to(const std::vector<int>& cores) {
+  if (cores.empty()) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (const int c : cores)
+    if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
+struct Team::Member {
+  ProcessorInfo info;
+  std::vector<int> driver_cores;  // where this processor's driver thread runs
+  std::unique_ptr<Controller> controller;
+  std::shared_ptr<energy::Meter> meter;  // null when the processor has no energy of its own
+};
+
+std::vector<int> spec_cores(const DeviceSpec& spec) {
+  if (!spec.cores.empty()) return spec.cores;
+  static const Machine machine = probe_machine();
+  std::vector<int> cores = machine.usable;
+  if (spec.count > 0 && static_cast<std::size_t>(spec.count) < cores.size()) cores.resize(static_cast<std::size_t>(spec.count));
+  return cores;
+}
+
+Team::Team(const std::vector<DeviceSpec>& devices, TeamOptions options) : options_(options) {
+  if (devices.empty()) throw UsageError("no processors: name at least one device (--device cpu:0-3, --device cuda:0)");
+  // Distinct devices, and no core in two CPU groups: two controllers pinned to one core would
+  // measure each other, not the machine.
+  std::set<std::string> names;
+  std::vector<std::pair<std::string, std::vector<int>>> groups;
+  for (const auto& d : devices) {
+    if (!names.insert(d.str()).second) throw UsageError(fmt::format("device {} is named twice", d.str()));
+    if (d.kind == "cpu" || d.kind == "offload") {
+      auto cores = spec_cores(d);
+      for (const auto& [other, theirs] : groups)
+        for (const int c : cores)
+          if (std::find(theirs.begin(), theirs.end(), c) != theirs.end())
+            throw UsageError(fmt::format("devices {} and {} share core {}: every processor needs cores of its own",
+                                         other, d.str(), c));
+      groups.emplace_back(d.str(), std::move(cores));
+    }
+  }
+  for (const auto& d : devices) {
+    auto m = std::make_unique<Member>();
+    m->info.spec = d;
+    m->info.name = d.str();
+    m->controller = std::make_unique<Controller>(d);
+    m->info.description = m->controller->description();
+    members_.push_back(std::move(m));
+  }
+  // Driver threads: a CPU group's on its own cores (it mostly waits, and must not disturb another
+  // group); an accelerator's on the cores no CPU group uses (its host core, in the paper's
+  // terms), when there are any.
+  {
+    std::vector<int> spare = spec_cores(cpu());
+    for (const auto& [name, cores] : groups)
+      for (const int c : cores) spare.erase(std::remove(spare.begin(), spare.end(), c), spare.end());
+    std::size_t k = 0;
+    for (auto& m : members_) {
+      const auto& d = m->info.spec;
+      if (d.kind == "cpu" || d.kind == "offload") m->driver_cores = spec_cores(d);
+      else if (!spare.empty()) m->driver_cores = {spare[k++ % spare.size()]};
+    }
+  }
+  if (!options_.energy) {
+    for (auto& m : members_) m->info.energy_absent = "energy not measured (--no-energy)";
+    return;
+  }
+  // Meters, and which processors share one (RAPL packages shared by two CPU groups).
+  std::vector<energy::DeviceSpec> edev;
+  for (auto& m : members_) edev.push_back(energy_device(m->info.spec));
+  for (std::size_t i = 0; i < members_.size(); ++i) {
+    auto& m = *members_[i];
+    std::unique_ptr<energy::Meter> meter;
+    try {
+      meter = options_.make_meter ? options_.make_meter(edev[i]) : energy::make_meter(edev[i]);
+    } catch (const DeviceError& e) {
+      m.info.energy_absent = energy::no_sensor(e.what());
+      continue;
+    }
+    if (!meter->available()) {
+      m.info.energy_absent = meter->absent_reason();
+      continue;
+    }
+    std::string shared_with;
+    if (edev[i].kind == energy::DeviceKind::cpu_packages)
+      for (std::size_t j = 0; j < members_.size(); ++j) {
+        if (j == i || edev[j].kind != energy::DeviceKind::cpu_packages) continue;
+        for (const int p : edev[i].packages)
+          if (std::find(edev[j].packages.begin(), edev[j].packages.end(), p) != edev[j].packages.end())
+            shared_with = members_[j]->info.name;
+      }
+    if (!shared_with.empty()) {
+      m.info.energy_absent = energy::no_sensor(fmt::format("{} also measures {}: the package energy of the two cannot be "
+                                                           "told apart", meter->info().name, shared_with));
+      continue;
+    }
+    m.info.energy_source = meter->info().name;
+    m.info.update_interval_s = meter->info().update_interval_s;
+    m.meter = std::shared_ptr<energy::Meter>(std::move(meter));
+  }
+}
+
+Team::~Team() = default;
+
+std::size_t Team::size() const { return members_.size(); }
+const ProcessorInfo& Team::info(std::size_t i) const { return members_.at(i)->info; }
+Controller& Team::controller(std::size_t i) { return *members_.at(i)->controller; }
+
+void mark_energy_absent(ProcessorInfo& info, std::string reason) {
+  info.energy_source = "none";
+  info.energy_absent = std::move(reason);
+  info.update_interval_s = 0;
+  info.base_power_w.reset();
+}
+
+void Team::drop_meter(std::size_t i, std::string reason) {
+  auto& m = *members_.at(i);
+  m.meter.reset();
+  mark_energy_absent(m.info, std::move(reason));
+}
+
+double Team::min_window_s() const {
+  if (options_.min_window_s >= 0) return any_energy() ? options_.min_window_s : 0.0;  // Platform::any_energy
+  double w = 0;
+  for (const auto& m : members_) {
+    if (!m->meter) continue;
+    const double dt = m->info.update_interval_s;
+    // An aligned window (coarse counters) has end errors of one read, not one update: five
+    // updates are plenty. Fine counters: the 5 % rule of docs/energy.md.
+    w = std::max(w, dt >= align_threshold_s ? 5 * dt : energy::min_window_s(dt, 0.05));
+  }
+  return w;
+}
+
+int runs_to_fill(double round_s, double run_s) {
+  if (round_s <= 0 || run_s >= round_s) return 1;
+  if (!(run_s > 0)) return 1000;
+  return static_cast<int>(std::clamp(std::ceil(round_s / run_s), 1.0, 100000.0));
+}
+
+int Team::batch_for(double run_s) const { return runs_to_fill(round_seconds(), run_s); }
+
+void Team::set_base_power(std::size_t i, double watts, std::string origin) {
+  auto& info = members_.at(i)->info;
+  info.base_power_w = watts;
+  info.base_power_origin = std::move(origin);
+}
+
+std::vector<std::string> Team::measure_base_power(double seconds) {
+  std::vector<std::string> lines;
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < members_.size(); ++i)
+    if (members_[i]->meter && !members_[i]->info.base_power_w) todo.push_back(i);
+  if (todo.empty() || seconds <= 0) return lines;
+  // Like energy::measure_base_power, but from counter readings aligned to the counter's updates
+  // (see read_aligned): with NVML's 0.1 s counter, plain readings over 2 s could be 5 % off.
+  std::vector<Reading> r0(todo.size()), r1(todo.size());
+  std::vector<std::exception_ptr> errors(todo.size());
+  {
+    std::vector<std::jthread> threads;
+    for (std::size_t k = 0; k < todo.size(); ++k)
+      threads.emplace_back([&, k] {
+        try {
+          auto& meter = *members_[todo[k]]->meter;
+          r0[k] = read_aligned(meter, clock());
+          clock().sleep_for(std::chrono::duration<double>(seconds));
+          r1[k] = read_aligned(meter, clock());
+        } catch (...) {
+          errors[k] = std::current_exception();
+        }
+      });
+  }
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  for (std::size_t k = 0; k < todo.size(); ++k) {
+    auto& info = members_[todo[k]]->info;
+    const double dt = seconds_between(r0[k].t, r1[k].t);
+    if (!(dt > 0)) continue;
+    const double watts = (r1[k].joules - r0[k].joules) / dt;
+    info.base_power_w = watts;
+    info.base_power_origin = fmt::format("measured idle for {:.2f} s", dt);
+    lines.push_back(fmt::format("{}: base power {:.2f} W ({}, idle for {:.2f} s after a warm-up run)", info.name, watts,
+                                info.energy_source, dt));
+  }
+  return lines;
+}
+
+double Team::round_seconds() const { return std::max(min_window_s(), options_.min_round_s); }
+
+RoundResult Team::run(Problem& problem, const std::vector<Block>& blocks, int batch) {
+  return round(problem, blocks, std::max(batch, 1), 0.0);
+}
+
+RoundResult Team::fill(Problem& problem, const std::vector<Block>& blocks, double seconds) {
+  return round(problem, blocks, 0, seconds);
+}
+
+RoundResult Team::round(Problem& problem, const std::vector<Block>& blocks, int batch, double seconds) {
+  const std::size_t n = members_.size();
+  if (blocks.size() != n)
+    throw UsageError(fmt::format("a round needs one block per processor: {} blocks for {} processors", blocks.size(), n));
+  RoundResult r;
+  r.batch = std::max(batch, 1);
+  r.time_s.assign(n, 0.0);
+  r.runs.assign(n, 0);
+  r.dynamic_j.assign(n, std::nullopt);
+
+  std::vector<Reading> e0(n), e1(n);
+  for (std::size_t i = 0; i < n; ++i)
+    if (members_[i]->meter) e0[i] = read_aligned(*members_[i]->meter, clock());
+
+  std::vector<Clock::time_point> start(n), end(n);
+  std::vector<std::exception_ptr> errors(n);
+  std::size_t active = 0;
+  for (const auto& b : blocks) active += b.empty() ? 0 : 1;
+  problem.prepare_round(blocks, batch > 0);
+  Clock::time_point released{};
+  {
+    std::latch go(static_cast<std::ptrdiff_t>(active + 1));
+    std::vector<std::jthread> drivers;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (blocks[i].empty()) continue;
+      drivers.emplace_back([&, i] {
+        pin_to(members_[i]->driver_cores);
+        go.arrive_and_wait();
+        start[i] = clock().now();
+        const auto deadline = start[i] + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+        try {
+          if (batch > 0) {
+            for (int k = 0; k < batch; ++k) problem.run_block(*members_[i]->controller, blocks[i], i);
+            r.runs[i] = batch;
+          } else {
+            do {
+              problem.run_block(*members_[i]->controller, blocks[i], i);
+              ++r.runs[i];
+            } while (clock().now() < deadline);
+          }
+          end[i] = clock().now();
+          if (members_[i]->meter) e1[i] = read_aligned(*members_[i]->meter, clock());
+        } catch (...) {
+          end[i] = clock().now();
+          errors[i] = std::current_exception();
+        }
+      });
+    }
+    released = clock().now();
+    go.arrive_and_wait();
+  }  // joins the drivers
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  Clock::time_point last = released;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (blocks[i].empty()) continue;
+    r.time_s[i] = seconds_between(start[i], end[i]) / r.runs[i];
+    last = std::max(last, end[i]);
+  }
+  r.wall_s = seconds_between(released, last) / r.batch;
+
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!members_[i]->meter) continue;
+    if (blocks[i].empty()) e1[i] = read_aligned(*members_[i]->meter, clock());  // idle: the whole round
+    const double window = seconds_between(e0[i].t, e1[i].t);
+    r.window_s = std::max(r.window_s, window);
+    const double base = members_[i]->info.base_power_w.value_or(0.0);
+    const int per = blocks[i].empty() ? r.batch : r.runs[i];
+    r.dynamic_j[i] = (e1[i].joules - e0[i].joules - base * window) / per;
+  }
+  return r;
+}
+
+std::unique_ptr<Problem> Team::make_problem(const Workload& app, const std::vector<Block>& extent, index_t cols,
+                                            std::uint64_t seed) {
+  return app.make_problem(rows_spanned(extent), cols, size(), seed);
+}
+
+Check Team::verify(const Problem& problem, const std::vector<Block>& blocks) { return problem.verify(blocks); }
+
+void Team::write_output(const Problem& problem, const std::vector<Block>& blocks, const std::string& path) {
+  // The blocks in order, gathered into one buffer: they need not be contiguous in the problem.
+  std::vector<std::byte> data;
+  index_t rows = 0;
+  for (const Block& b : blocks) {
+    if (b.empty()) continue;
+    const auto bytes = problem.output_bytes(b);
+    data.insert(data.end(), bytes.begin(), bytes.end());
+    rows += b.rows();
+  }
+  save_rows(path, problem.output_dtype(), rows, problem.cols(), data);
+}
+
+}  // namespace ctrl::loop

@@ -1,0 +1,247 @@
+// Every case study on the loop: a distribution over 2 and 3 controllers (blocks of 0 and 1 rows
+// among them, kinds mixed) gives the one-controller result byte for byte, and passes its check;
+// jacobi's halos move only their rows (the transfer counters); a block's failure in a halo
+// exchange ends the round instead of hanging it; the Divisible description refuses misuse.
+#include "catalog/catalog.hpp"
+
+#include <ctrl/loop/divisible.hpp>
+#include <ctrl/loop/workload.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace ctrl::loop {
+namespace {
+
+// One thread per controller, all at once, as Team::run does (without Team's refusal of
+// overlapping cores, so that three controllers fit on a two-core machine).
+void run_together(Problem& p, std::vector<std::unique_ptr<Controller>>& ctls, const std::vector<Block>& blocks,
+                  bool together = true) {
+  p.prepare_round(blocks, together);
+  std::vector<std::exception_ptr> errors(ctls.size());
+  {
+    std::vector<std::jthread> threads;
+    for (std::size_t i = 0; i < ctls.size(); ++i)
+      threads.emplace_back([&, i] {
+        try {
+          p.run_block(*ctls[i], blocks[i], i);
+        } catch (...) {
+          errors[i] = std::current_exception();
+        }
+      });
+  }
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+std::vector<std::unique_ptr<Controller>> controllers(const std::vector<std::string>& devices) {
+  std::vector<std::unique_ptr<Controller>> out;
+  for (const auto& d : devices) out.push_back(std::make_unique<Controller>(d));
+  return out;
+}
+
+// A kernel that copies `in` into `out`; for the description tests.
+struct Fill {
+  static constexpr const char* name = "fill";
+  CTRL_HOST_DEVICE void operator()(Thread t, Out<float, 2> out, In<float, 2> in) const { out(t.x, t.y) = in(t.x, t.y); }
+};
+
+// The saved output of a distribution of `rows` (the instance is their sum), checked.
+std::vector<std::byte> run_distribution(const Workload& app, index_t cols, const std::vector<std::string>& devices,
+                                        const std::vector<index_t>& rows) {
+  index_t m = 0;
+  for (const index_t x : rows) m += x;
+  auto problem = app.make_problem(m, cols, devices.size(), 11);
+  auto ctls = controllers(devices);
+  const auto blocks = consecutive_blocks(rows);
+  run_together(*problem, ctls, blocks);
+  const Check check = problem->verify(blocks);
+  EXPECT_TRUE(check.ok) << app.name() << ": " << check.detail;
+  const auto bytes = problem->output_bytes({0, m});
+  return {bytes.begin(), bytes.end()};
+}
+
+struct Case {
+  std::string app;
+  index_t rows, cols;
+  bool exact = true;  // false: a library sums in another order for other row counts (OpenBLAS)
+};
+
+class CaseStudy : public ::testing::TestWithParam<Case> {};
+
+TEST_P(CaseStudy, AnyDistributionGivesTheOneControllerResult) {
+  const Case& c = GetParam();
+  const Workload& app = apps::catalog().find(c.app);
+  const auto one = run_distribution(app, c.cols, {"cpu:0"}, {c.rows});  // each run passes its check
+  const index_t r = c.rows;
+  const std::vector<std::pair<std::vector<std::string>, std::vector<index_t>>> splits{
+      {{"cpu:0", "offload:1"}, {r / 2, r - r / 2}},
+      {{"offload:0", "cpu:1"}, {1, r - 1}},
+      {{"cpu:0", "cpu:1", "offload:0-1"}, {r / 3, 1, r - r / 3 - 1}},
+      {{"cpu:0", "offload:1", "cpu:1"}, {0, r - 1, 1}},
+      {{"offload:0", "cpu:0", "cpu:1"}, {r - 2, 0, 2}},
+  };
+  for (const auto& [devices, rows] : splits) {
+    SCOPED_TRACE(::testing::Message() << rows[0] << " + " << rows[1] << (rows.size() > 2 ? " + ..." : ""));
+    const auto result = run_distribution(app, c.cols, devices, rows);
+    if (c.exact) EXPECT_EQ(result, one);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Loop, CaseStudy,
+                         ::testing::Values(Case{"matadd", 29, 17}, Case{"blackscholes", 301, 1},
+                                           Case{"matmul", 23, 19, false}, Case{"recurrence", 27, 13},
+                                           Case{"jacobi", 31, 21}, Case{"jacobi", 5, 4}),
+                         [](const auto& p) { return p.param.app + "_" + std::to_string(p.index); });
+
+TEST(CaseStudy, TheCatalogListsEveryApplication) {
+  const auto names = apps::catalog().names();
+  for (const char* n : {"dgemm", "fft2d", "matadd", "blackscholes", "matmul", "jacobi", "recurrence"})
+    EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
+  EXPECT_THROW(apps::catalog().find("mandelbrot"), UsageError);
+}
+
+// With a GPU (the H200 machine): the generic kernels and cuBLAS beside CPU groups.
+TEST(CaseStudy, WithAGpuEveryDistributionGivesTheOneControllerResult) {
+  try {
+    Controller probe("cuda:0");
+  } catch (const std::exception& e) {
+    GTEST_SKIP() << "no cuda:0 here: " << e.what();
+  }
+  for (const char* name : {"matadd", "blackscholes", "recurrence", "jacobi"}) {
+    SCOPED_TRACE(name);
+    const Workload& app = apps::catalog().find(name);
+    const auto one = run_distribution(app, 33, {"cpu:0"}, {41});
+    EXPECT_EQ(run_distribution(app, 33, {"cuda:0"}, {41}), one);
+    EXPECT_EQ(run_distribution(app, 33, {"cpu:0", "cuda:0"}, {20, 21}), one);
+    EXPECT_EQ(run_distribution(app, 33, {"cpu:0", "offload:1", "cuda:0"}, {1, 19, 21}), one);
+  }
+  // matmul: cuBLAS and OpenBLAS sum in other orders; each block passes its check.
+  run_distribution(apps::catalog().find("matmul"), 64, {"cpu:0", "cuda:0"}, {17, 30});
+}
+
+// The profile's rounds run each block alone: a halo keeps its values, and the check knows it.
+TEST(Halo, BlocksRunAloneAreCheckedAsAlone) {
+  const Workload& app = apps::catalog().find("jacobi");
+  auto problem = app.make_problem(40, 12, 2, 3);
+  auto ctls = controllers({"cpu:0", "offload:1"});
+  const std::vector<Block> blocks{{0, 15}, {20, 33}};  // as the profile lays them out: gaps between
+  run_together(*problem, ctls, blocks, false);
+  const Check check = problem->verify(blocks);
+  EXPECT_TRUE(check.ok) << check.detail;
+  EXPECT_EQ(check.rows_checked, 28U);
+  // The same blocks checked as one execution of a distribution fail: their halos never moved.
+  problem->prepare_round(blocks, true);
+  EXPECT_FALSE(problem->verify(blocks).ok);
+}
+
+TEST(Halo, OnlyTheHaloRowsMove) {
+  const Workload& app = apps::catalog().find("jacobi");
+  const index_t cols = 16, rows = 30;
+  auto problem = app.make_problem(rows, cols, 3, 5);
+  auto ctls = controllers({"cpu:0", "offload:1", "cpu:1"});
+  const std::vector<Block> blocks{{0, 10}, {10, 22}, {22, 30}};
+  run_together(*problem, ctls, blocks);
+  EXPECT_TRUE(problem->verify(blocks).ok);
+  const TransferStats t = ctls[1]->transfers();
+  const std::uint64_t row = cols * sizeof(float), block = 12 + 2;  // its rows and a halo row either side
+  const std::uint64_t exchanges = 99;                                 // after every sweep but the last
+  // In: m's tile once, then the two halo rows of `out` at every exchange.
+  EXPECT_EQ(t.bytes_in, block * row + exchanges * 2 * row);
+  EXPECT_EQ(t.copies_in, 1 + exchanges * 2);
+  // Out: its first and last rows at every exchange, then out's tile at the end.
+  EXPECT_EQ(t.bytes_out, exchanges * 2 * row + block * row);
+  EXPECT_EQ(t.copies_out, exchanges * 2 + 1);
+  // A CPU group shares the host's memory: nothing moves.
+  EXPECT_EQ(ctls[0]->transfers(), TransferStats{});
+}
+
+TEST(Halo, ABlockSmallerThanTheHaloIsRefusedInARun) {
+  Divisible w("wide", "a halo of 2 rows");
+  const auto in = w.input<float>("in", {Rows, N});
+  const auto out = w.output<float>("out", {Rows, N});
+  w.halo(out, 2);
+  w.compute([=](BlockRun& r) { r.launch<Fill>(Threads(r[out].extent(0), r.cols()), r[out], r[in]); });
+  auto problem = w.make_problem(6, 4, 2, 1);
+  try {
+    problem->prepare_round({{0, 5}, {5, 6}}, true);
+    FAIL() << "a block of 1 row beside a halo of 2 was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("smaller than the halo of 'out'"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(problem->prepare_round({{0, 5}, {5, 6}}, false));  // alone, nothing reaches past it
+}
+
+TEST(Halo, AFailingBlockEndsTheRoundInsteadOfHangingIt) {
+  Divisible w("failing", "slot 1 fails before its first exchange");
+  const auto in = w.input<float>("in", {Rows, N});
+  const auto out = w.output<float>("out", {Rows, N});
+  w.halo(in, 1);
+  w.halo(out, 1);
+  w.compute([=](BlockRun& r) {
+    r.launch<Fill>(Threads(r[out].extent(0), r.cols()), r[out], r[in]);
+    if (r.block().begin == 4) throw DeviceError("the device of the second block failed");
+    for (int i = 0; i < 3; ++i) r.exchange(out);
+  });
+  auto problem = w.make_problem(12, 4, 3, 1);
+  auto ctls = controllers({"cpu:0", "offload:1", "cpu:1"});
+  EXPECT_THROW(run_together(*problem, ctls, {{0, 4}, {4, 8}, {8, 12}}), DeviceError);
+  // The controllers are usable again, and so is the problem.
+  for (auto& c : ctls) EXPECT_NO_THROW(c->wait());
+}
+
+TEST(Divisible, RefusesMisuseNamingTheArray) {
+  auto message = [](auto&& f) {
+    try {
+      f();
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  Divisible w("d", "description tests");
+  const auto in = w.input<float>("in", {Rows, N});
+  const auto whole = w.input<float>("whole", {N, 3});
+  EXPECT_NE(message([&] { w.input<float>("in", {Rows}); }).find("'in': an array of this name"), std::string::npos);
+  EXPECT_NE(message([&] { w.input<float>("late", {N, Rows}); }).find("Rows (the split dimension) must be the first"),
+            std::string::npos);
+  EXPECT_NE(message([&] { w.output<float>("o", {N}); }).find("output arrays are split by rows"), std::string::npos);
+  EXPECT_NE(message([&] { w.halo(whole, 1); }).find("'whole' is whole"), std::string::npos);
+  EXPECT_NE(message([&] { w.input<float>("neg", {Rows, -2}); }).find("extent 1 is negative"), std::string::npos);
+  EXPECT_NE(message([] { Divisible bad("a b", "spaces"); }).find("not a valid name"), std::string::npos);
+  // No compute function: refused when a problem is made, naming the workload.
+  EXPECT_NE(message([&] { w.make_problem(4, 4, 1, 1); }).find("Divisible 'd': no compute function"), std::string::npos);
+  // Sizes are checked before anything is allocated.
+  w.compute([](BlockRun&) {});
+  EXPECT_NE(message([&] { w.make_problem(index_t{1} << 62, 1 << 20, 1, 1); }).find("d's in"), std::string::npos);
+  // An exchange of an input is refused.
+  Divisible x("x", "exchange of an input");
+  const auto xin = x.input<float>("xin", {Rows, N});
+  x.halo(xin, 1);
+  x.compute([=](BlockRun& r) { r.exchange(xin); });
+  auto p = x.make_problem(4, 4, 1, 1);
+  Controller c("cpu:0");
+  p->prepare_round({{0, 4}}, true);
+  EXPECT_NE(message([&] { p->run_block(c, {0, 4}, 0); }).find("only outputs exchange halos"), std::string::npos);
+}
+
+TEST(Divisible, InputsDependOnlyOnTheirPositionInTheInstance) {
+  // A window of rows [5, 9) holds what the whole instance holds there.
+  const Workload& app = apps::catalog().find("matadd");
+  auto whole = app.make_problem(12, 7, 1, 9);
+  auto window = app.make_problem(4, 7, 1, 9, 5);
+  auto ctls = controllers({"cpu:0"});
+  run_together(*whole, ctls, {{5, 9}});
+  run_together(*window, ctls, {{5, 9}});
+  const auto a = whole->output_bytes({5, 9}), b = window->output_bytes({5, 9});
+  ASSERT_EQ(a.size(), b.size());
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size()), 0);
+}
+
+}  // namespace
+}  // namespace ctrl::loop
