@@ -107,6 +107,7 @@ summary=$work/summary.md
 } >"$summary"
 
 remaining=4   # loop() calls still to come
+[[ -n ${LOOP_APPS:-} ]] && remaining=$(wc -w <<<"$LOOP_APPS")
 loop() {  # app cols sizes config-name devices...
   local app=$1 cols=$2 sizes=$3 name=$4; shift 4
   local tag=$app-$name devs=() d
