@@ -4,6 +4,7 @@
 #include "dgemm/dgemm_workload.hpp"
 #include "fft2d/fft2d_workload.hpp"
 #include "catalog/catalog.hpp"
+#include "run_together.hpp"
 #include <ctrl/loop/args.hpp>
 #include <ctrl/loop/stats.hpp>
 #include <ctrl/loop/workload.hpp>
@@ -22,25 +23,6 @@
 
 namespace ctrl::loop {
 namespace {
-
-// Runs a distribution with one thread per controller, all at once (as Team does, without its
-// checks on overlapping cores, so that three controllers fit on a two-core machine).
-void run_concurrently(Problem& p, std::vector<std::unique_ptr<Controller>>& ctls, const std::vector<Block>& blocks) {
-  std::vector<std::exception_ptr> errors(ctls.size());
-  {
-    std::vector<std::jthread> threads;
-    for (std::size_t i = 0; i < ctls.size(); ++i)
-      threads.emplace_back([&, i] {
-        try {
-          p.run_block(*ctls[i], blocks[i], i);
-        } catch (...) {
-          errors[i] = std::current_exception();
-        }
-      });
-  }
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
-}
 
 struct SplitCase {
   std::string app;
@@ -67,7 +49,7 @@ TEST_P(Split, MatchesTheReference) {
   const auto blocks = consecutive_blocks(c.rows);
   // Twice: a second run on the same controllers (tiles attached again) must give the same.
   for (int round = 0; round < 2; ++round) {
-    run_concurrently(*problem, ctls, blocks);
+    testing::run_together(*problem, ctls, blocks);
     const Check check = problem->verify(blocks);
     EXPECT_TRUE(check.ok) << check.detail;
     EXPECT_EQ(check.rows_checked, static_cast<std::size_t>(m));
@@ -100,7 +82,7 @@ TEST(Gpu, SplitWithACpuGroupMatchesTheReference) {
     ctls.push_back(std::make_unique<Controller>("cpu:0"));
     ctls.push_back(std::move(gpu));
     const auto blocks = consecutive_blocks({20, 57});
-    run_concurrently(*p, ctls, blocks);
+    testing::run_together(*p, ctls, blocks);
     const Check check = p->verify(blocks);
     EXPECT_TRUE(check.ok) << name << ": " << check.detail;
     gpu = std::move(ctls[1]);
