@@ -6,7 +6,7 @@
 #include "command.hpp"
 #include "catalog/catalog.hpp"
 #include "loop_common.hpp"
-#include "platform_choice.hpp"
+#include "job.hpp"
 #include "progress_bar.hpp"
 #include "run_plan.hpp"
 
@@ -43,16 +43,6 @@ std::optional<double> relative(std::optional<double> measured, std::optional<dou
   return (*measured - *predicted) / *predicted;
 }
 
-struct ProcessorReport {
-  std::string name;
-  index_t rows = 0;
-  loop::Estimate time;
-  std::optional<double> time_predicted;
-  std::optional<loop::Estimate> energy;
-  std::optional<double> energy_predicted;
-  std::string energy_source, energy_absent;
-};
-
 // What decides the problem, as one text, for agree_on_problem: rank 0 computes the distribution
 // and N, but every rank makes its own rows of the application with its own seed. File names are
 // left out: only rank 0 reads the files, and the nodes need not share a file system.
@@ -62,7 +52,7 @@ std::string problem_text(const RunArgs& a) {
   return t + fmt::format(" --seed {}", a.measure.seed);
 }
 
-int run_run(const RunArgs& a) {
+int run_run(const RunArgs& a, Job& job) {
   const loop::Workload& app = apps::catalog().find(a.app);
   const bool by_split = !a.split.empty();
   if (by_split == (!a.front.empty() || !a.pick.empty()))
@@ -75,11 +65,11 @@ int run_run(const RunArgs& a) {
   const auto base_powers = a.measure.base_powers();
 
   const bool distributed = a.platform.distributed(false);
-  agree_on_problem(a.platform, distributed, problem_text(a));
+  loop::agree_on_problem(job.group(a.platform, distributed), problem_text(a));
   // The distribution and its predictions, computed once: by rank 0 in an MPI job, which reads the
   // files and sends the result to every rank.
   const Prepared prep = prepared_from_text(
-      from_root(a.platform, distributed, [&] { return to_text(prepare_run(a, app)); }));
+      job.from_root([&] { return to_text(prepare_run(a, app)); }));
   const Plan& plan = prep.plan;
   const index_t cols = prep.cols;
   const std::string& cols_from = prep.cols_from;
@@ -103,7 +93,7 @@ int run_run(const RunArgs& a) {
   topt.min_window_s = a.measure.min_window;
   a.measure.check();
   topt.min_round_s = a.measure.min_round;
-  const auto platform = open_platform(a.platform, distributed ? std::vector<DeviceSpec>{} : devices, topt,
+  const auto platform = job.platform(a.platform, distributed, devices, topt,
                                       distributed ? &plan.names : nullptr);
   loop::Platform& team = *platform;
   ProgressBar bar(ProgressBar::parse_mode(team.is_root() ? a.measure.progress : std::string("none")));
@@ -137,10 +127,7 @@ int run_run(const RunArgs& a) {
   const loop::Check& check = outcome.check;
 
   // Per processor: measured beside predicted.
-  std::vector<ProcessorReport> reports;
-  for (const auto& p : outcome.processors)
-    reports.push_back({p.name, p.rows, p.time, p.predicted.time, p.energy, p.predicted.energy, p.energy_source,
-                       p.energy_absent});
+  const std::vector<loop::ProcessorRun>& reports = outcome.processors;
   std::optional<double> pred_time = outcome.time_predicted(), pred_energy, meas_energy = outcome.energy_measured();
   if (meas_energy) pred_energy = outcome.energy_predicted();
   if (plan.front_time) pred_time = plan.front_time;
@@ -159,12 +146,12 @@ int run_run(const RunArgs& a) {
     for (const auto& r : reports) {
       nlohmann::ordered_json p{{"processor", r.name}, {"rows", r.rows}};
       p["time"] = {{"measured", r.rows ? est(r.time) : nlohmann::ordered_json(nullptr)},
-                   {"predicted", opt(r.time_predicted)},
-                   {"error", opt(r.rows ? relative(r.time.mean, r.time_predicted) : std::nullopt)}};
+                   {"predicted", opt(r.predicted.time)},
+                   {"error", opt(r.rows ? relative(r.time.mean, r.predicted.time) : std::nullopt)}};
       if (r.energy)
         p["energy"] = {{"measured", est(*r.energy)},
-                       {"predicted", opt(r.energy_predicted)},
-                       {"error", opt(relative(r.energy->mean, r.energy_predicted))},
+                       {"predicted", opt(r.predicted.energy)},
+                       {"error", opt(relative(r.energy->mean, r.predicted.energy))},
                        {"source", r.energy_source}};
       else
         p["energy"] = {{"measured", nullptr}, {"absent", r.energy_absent}};
@@ -210,15 +197,15 @@ int run_run(const RunArgs& a) {
       const std::string tm = r.rows ? fmt::format("{} ±{:.1f}%", format_seconds(r.time.mean),
                                                   100 * r.time.relative_ci())
                                     : "idle";
-      const std::string tp = r.time_predicted ? format_seconds(*r.time_predicted) : "—";
+      const std::string tp = r.predicted.time ? format_seconds(*r.predicted.time) : "—";
       std::string em = "—", ep = "—", ee = "—";
       if (r.energy) {
         em = fmt::format("{} ±{}", format_joules(r.energy->mean), format_joules(r.energy->ci));
-        if (r.energy_predicted) ep = format_joules(*r.energy_predicted);
-        ee = format_percent(relative(r.energy->mean, r.energy_predicted));
+        if (r.predicted.energy) ep = format_joules(*r.predicted.energy);
+        ee = format_percent(relative(r.energy->mean, r.predicted.energy));
       }
       std::cout << fmt::format("{:<14} {:>7}  {:>20} {:>11} {:>8}  {:>20} {:>11} {:>8}\n", r.name, r.rows, tm, tp,
-                               format_percent(r.rows ? relative(r.time.mean, r.time_predicted) : std::nullopt), em, ep,
+                               format_percent(r.rows ? relative(r.time.mean, r.predicted.time) : std::nullopt), em, ep,
                                ee);
     }
     std::cout << fmt::format("{:<14} {:>7}  {:>20} {:>11} {:>8}  {:>20} {:>11} {:>8}\n", "total", m,
@@ -254,7 +241,7 @@ int run_run(const RunArgs& a) {
 
 }  // namespace
 
-void add_run(CLI::App& app, action& run) {
+void add_run(CLI::App& app, action& run, Job& job) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* cmd = app.add_subcommand(
       "run", "Run one distribution across its controllers; check it; report measured beside predicted time and energy");
@@ -271,7 +258,7 @@ void add_run(CLI::App& app, action& run) {
   cmd->add_option("--output", args->output,
                   "Write the result matrix (all rows, in processor order) to this .npy file, when the check passes");
   args->platform.add_to(cmd);
-  cmd->callback([&run, args] { run = [args] { return run_run(*args); }; });
+  cmd->callback([&run, &job, args] { run = [args, &job] { return run_run(*args, job); }; });
 }
 
 }  // namespace ctrl::tool

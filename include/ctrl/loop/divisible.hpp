@@ -26,6 +26,7 @@
 #include <ctrl/loop/workload.hpp>
 
 #include <ctrl/ctrl.hpp>
+#include <ctrl/io/npy.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -238,8 +239,6 @@ class Divisible final : public Workload {
   std::size_t add_spec(Spec spec);
   void set_halo(std::size_t id, index_t rows);
   void set_saved(std::size_t id);
-  template <class T>
-  static std::string dtype_of();
 
   std::string name_, summary_;
   index_t default_cols_;
@@ -251,16 +250,6 @@ class Divisible final : public Workload {
   std::size_t saved_ = static_cast<std::size_t>(-1);
 };
 
-template <class T>
-std::string Divisible::dtype_of() {
-  if constexpr (std::is_same_v<T, float>) return "<f4";
-  else if constexpr (std::is_same_v<T, double>) return "<f8";
-  else if constexpr (std::is_same_v<T, std::int32_t>) return "<i4";
-  else if constexpr (std::is_same_v<T, std::int64_t>) return "<i8";
-  else if constexpr (std::is_same_v<T, std::uint8_t>) return "|u1";
-  else return "";
-}
-
 template <class T, std::size_t R>
 Array<T, R> Divisible::add(std::string name, const Extent (&extents)[R], Part part, Init<T> init) {
   static_assert(R >= 1 && R <= max_tile_rank, "a Divisible's arrays have 1 to 4 dimensions");
@@ -270,7 +259,7 @@ Array<T, R> Divisible::add(std::string name, const Extent (&extents)[R], Part pa
   s.elem_size = sizeof(T);
   s.rank = R;
   s.extents.assign(extents, extents + R);
-  s.dtype = dtype_of<T>();
+  if constexpr (requires { npy::dtype_of<T>::value; }) s.dtype = npy::dtype_of<T>::value;
   if (init) {
     s.fill = [init = std::move(init)](void* out, index_t row, index_t k0, std::size_t count, std::uint64_t seed) {
       T* o = static_cast<T*>(out);
