@@ -13,8 +13,9 @@ find_package(OpenMP REQUIRED)   # the native twins of the case studies are plain
 find_package(fmt REQUIRED)
 find_package(nlohmann_json REQUIRED)
 find_package(CLI11 REQUIRED)
-# MPI (OpenMPI here) for the tool's distributed platform; without it ctrl runs on one machine only.
-set(CTRL_MPI AUTO CACHE STRING "Build the MPI platform of the ctrl tool: AUTO (where MPI is found), ON or OFF")
+# MPI (OpenMPI here) for the loop's MPI process group (ctrl::loop::mpi_job, the tool's --selection);
+# without it ctrl runs in one process only.
+set(CTRL_MPI AUTO CACHE STRING "Build the loop's MPI process group: AUTO (where MPI is found), ON or OFF")
 if(NOT CTRL_MPI STREQUAL "OFF")
   if(CTRL_MPI STREQUAL "ON")
     find_package(MPI REQUIRED COMPONENTS CXX)

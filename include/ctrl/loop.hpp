@@ -15,6 +15,7 @@
 #include <ctrl/loop/machine.hpp>
 #include <ctrl/loop/measure.hpp>
 #include <ctrl/loop/platform.hpp>
+#include <ctrl/loop/process_group.hpp>
 #include <ctrl/loop/profile.hpp>
 #include <ctrl/loop/profile_file.hpp>
 #include <ctrl/loop/run.hpp>

@@ -240,3 +240,6 @@ DeviceParts make_cuda_kind(const DeviceSpec& spec) {
 }
 
 }  // namespace ctrl::detail
+
+// The backend's one entry point, found by name when libctrl loads this library (src/backends.cpp).
+extern "C" ctrl::detail::KindFactory ctrl_cuda_kind_factory() { return &ctrl::detail::make_cuda_kind; }

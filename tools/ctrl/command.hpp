@@ -24,10 +24,12 @@ struct exit_error : std::runtime_error {
 
 using action = std::function<int()>;  // what a parsed subcommand runs; returns the exit code
 
+class Job;  // the processes a command runs on (job.hpp)
+
 void add_pareto(CLI::App& app, action& run);
-void add_devices(CLI::App& app, action& run);  // devices_command.cpp
-void add_power(CLI::App& app, action& run);    // power_command.cpp
-void add_profile(CLI::App& app, action& run);  // profile_command.cpp
-void add_run(CLI::App& app, action& run);      // run_command.cpp
+void add_devices(CLI::App& app, action& run, Job& job);  // devices_command.cpp
+void add_power(CLI::App& app, action& run);              // power_command.cpp
+void add_profile(CLI::App& app, action& run, Job& job);  // profile_command.cpp
+void add_run(CLI::App& app, action& run, Job& job);      // run_command.cpp
 
 }  // namespace ctrl::tool

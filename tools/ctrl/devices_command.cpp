@@ -3,7 +3,7 @@
 // name, memory and compute capability, and the energy meter of each (docs/tool.md).
 #include "command.hpp"
 #include "loop_common.hpp"
-#include "platform_choice.hpp"
+#include "job.hpp"
 
 #include <ctrl/loop/selection.hpp>
 
@@ -74,13 +74,14 @@ std::string gib(std::uint64_t bytes) { return fmt::format("{:.1f} GiB", static_c
 
 // `--write-selection FILE`: a selection for this machine, or under mpirun for every rank's (each
 // rank probes its own machine; rank 0 writes the file).
-int write_selection(const DevicesArgs& a, const loop::Machine& m) {
+int write_selection(const DevicesArgs& a, const loop::Machine& m, Job& job) {
   nlohmann::json me{{"host", loop::this_host()}, {"usable", m.usable}};
   std::vector<int> gpus;
   for (const auto& g : m.gpus) gpus.push_back(g.index);
   me["gpus"] = gpus;
-  const auto all = gather_across_ranks(me.dump(), a.rank_timeout);
-  if (this_rank() != 0) return exit_ok;
+  loop::ProcessGroup& group = job.launcher_group(a.rank_timeout);
+  const auto all = group.allgather(me.dump(), "gathering every rank's machine");
+  if (!group.is_root()) return exit_ok;
   std::vector<loop::RankMachine> ranks;
   for (std::size_t r = 0; r < all.size(); ++r) {
     const auto j = nlohmann::json::parse(all[r]);
@@ -103,10 +104,10 @@ int write_selection(const DevicesArgs& a, const loop::Machine& m) {
   return exit_ok;
 }
 
-int run_devices(const DevicesArgs& a) {
+int run_devices(const DevicesArgs& a, Job& job) {
   prefer_pci_order_for_cuda();
   const loop::Machine m = loop::probe_machine();
-  if (!a.write_selection.empty()) return write_selection(a, m);
+  if (!a.write_selection.empty()) return write_selection(a, m, job);
   std::vector<MeterState> pkg_meters, gpu_meters;
   for (const auto& p : m.packages) pkg_meters.push_back(meter_state(energy::DeviceSpec::cpu({p.id})));
   for (const auto& g : m.gpus) gpu_meters.push_back(meter_state(energy::DeviceSpec::nvidia(static_cast<unsigned>(g.index))));
@@ -199,7 +200,7 @@ int run_devices(const DevicesArgs& a) {
 
 }  // namespace
 
-void add_devices(CLI::App& app, action& run) {
+void add_devices(CLI::App& app, action& run, Job& job) {
   auto args = std::make_shared<DevicesArgs>();
   CLI::App* cmd = app.add_subcommand("devices", "What this machine offers as controllers, and the energy meter of each");
   cmd->add_option("--format", args->format, "table (for a terminal), json, or specs (the suggested processors on one line)")
@@ -213,7 +214,7 @@ void add_devices(CLI::App& app, action& run) {
                   "devices, each rank's share of its host)");
   cmd->add_option("--rank-timeout", args->rank_timeout, "Under mpirun: the longest wait for another rank, s")
       ->capture_default_str();
-  cmd->callback([&run, args] { run = [args] { return run_devices(*args); }; });
+  cmd->callback([&run, &job, args] { run = [args, &job] { return run_devices(*args, job); }; });
 }
 
 }  // namespace ctrl::tool

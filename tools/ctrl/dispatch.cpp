@@ -12,16 +12,16 @@ namespace ctrl::tool {
 
 namespace {
 
-int report(const std::exception& e, int code) {
-  const std::string prefix = error_prefix != nullptr ? error_prefix() : std::string();
-  if (before_error != nullptr) before_error(e, code);
+int report(ErrorReport* how, const std::exception& e, int code) {
+  const std::string prefix = how != nullptr ? how->prefix() : std::string();
+  if (how != nullptr) how->before(e, code);
   std::fprintf(stderr, "ctrl: %s%s\n", prefix.c_str(), e.what());
   return code;
 }
 
 }  // namespace
 
-int dispatch(CLI::App& app, const action& run, int argc, char** argv) {
+int dispatch(CLI::App& app, const action& run, int argc, char** argv, ErrorReport* how) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -31,14 +31,14 @@ int dispatch(CLI::App& app, const action& run, int argc, char** argv) {
   try {
     return run();
   } catch (const exit_error& e) {
-    return report(e, e.code);
+    return report(how, e, e.code);
   } catch (const UsageError& e) {
-    return report(e, exit_bad_input);
+    return report(how, e, exit_bad_input);
   } catch (const std::bad_alloc&) {
     // Arrays name themselves (ctrl::throw_cannot_allocate); this is memory beside them.
-    return report(std::runtime_error("not enough memory for the buffers beside the problem's arrays"), exit_failure);
+    return report(how, std::runtime_error("not enough memory for the buffers beside the problem's arrays"), exit_failure);
   } catch (const std::exception& e) {
-    return report(e, exit_failure);
+    return report(how, e, exit_failure);
   }
 }
 

@@ -8,12 +8,15 @@
 
 namespace ctrl::tool {
 
-int dispatch(CLI::App& app, const action& run, int argc, char** argv);
+// How a failing command's error is reported beyond "ctrl: <message>" on stderr: a command that
+// runs on several processes names this one and ends the others first (job.hpp).
+class ErrorReport {
+ public:
+  virtual ~ErrorReport() = default;
+  virtual std::string prefix() const = 0;                       // "rank 1 of 2 (node2): "
+  virtual void before(const std::exception& e, int code) = 0;  // e.g. end the whole MPI job
+};
 
-// Set by the MPI platform (platform_choice.cpp) while a job runs: the prefix of this process's
-// error messages ("rank 1 of 2 (node2): "), and what to do with an error before it is reported
-// (end the whole job when this rank alone has it). Null outside an MPI job.
-inline std::string (*error_prefix)() = nullptr;
-inline void (*before_error)(const std::exception& e, int code) = nullptr;
+int dispatch(CLI::App& app, const action& run, int argc, char** argv, ErrorReport* report = nullptr);
 
 }  // namespace ctrl::tool

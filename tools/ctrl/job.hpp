@@ -1,8 +1,12 @@
-// Where `ctrl profile` and `ctrl run` measure: the controllers of this process, or, with
-// --selection FILE, those of every rank of the MPI job that started the tool (docs/distributed.md).
-// In an MPI job, rank 0 reads and writes the files and prints; the other ranks print errors only.
+// The processes a command runs on: this process, or, with --selection FILE, every rank of the MPI
+// job that started the tool (docs/distributed.md). main() owns one Job; the commands that measure
+// open its process group, and dispatch() reports errors through it. In an MPI job rank 0 reads and
+// writes the files and prints; the other ranks print errors only.
 #pragma once
+#include "dispatch.hpp"
+
 #include <ctrl/loop/platform.hpp>
+#include <ctrl/loop/process_group.hpp>
 #include <ctrl/loop/team.hpp>
 
 #include <CLI/CLI.hpp>
@@ -25,29 +29,31 @@ struct PlatformArgs {
   bool distributed(bool devices_given) const;
 };
 
-// A Team of `devices`, or the ranks' platform: each rank's devices are its line of the selection
-// (with `order`, only the processors named there, which are then the platform's order).
-std::unique_ptr<loop::Platform> open_platform(const PlatformArgs& args, const std::vector<DeviceSpec>& devices,
-                                                   const loop::TeamOptions& options,
-                                                   const std::vector<std::string>* order = nullptr);
+class Job final : public ErrorReport {
+ public:
+  // The group a command runs on: the MPI job's when `distributed`, else this process. Opened on
+  // the first call (MPI starts then) and kept until the Job ends (MPI ends then).
+  loop::ProcessGroup& group(const PlatformArgs& args, bool distributed);
+  // Every rank that an MPI launcher started (this process alone without one): `ctrl devices
+  // --write-selection`.
+  loop::ProcessGroup& launcher_group(double timeout_s);
 
-// In an MPI job (`distributed`), that every rank was started on the same problem: `problem` is this
-// rank's text of what decides it (application, N, sizes or distribution, seed). Ranks that differ
-// from rank 0 are named in an agreed error (exit 2 on every rank): otherwise one rank would
-// measure or compute another application than the one its rows are reported as.
-void agree_on_problem(const PlatformArgs& args, bool distributed, const std::string& problem);
+  // The platform of `devices` (one process) or of the selection's devices on every rank; with
+  // `order`, only the processors named there, in that order.
+  std::unique_ptr<loop::Platform> platform(const PlatformArgs& args, bool distributed,
+                                           const std::vector<DeviceSpec>& devices, const loop::TeamOptions& options,
+                                           const std::vector<std::string>* order = nullptr);
 
-// Every rank's `mine`, in rank order, when started by an MPI launcher with several ranks (`ctrl
-// devices --write-selection`); {mine} otherwise. Errors name the rank.
-std::vector<std::string> gather_across_ranks(const std::string& mine, double timeout_s);
-// This process's MPI rank (0 outside an MPI job).
-int this_rank();
+  // `make()`'s text, computed once: by the root and sent to every rank; an error there is raised
+  // on every rank with its exit status.
+  std::string from_root(const std::function<std::string()>& make);
 
-// `make()`'s text, computed once: in an MPI job (`distributed`) by rank 0 and sent to every rank;
-// an error there is raised on every rank with its exit status.
-std::string from_root(const PlatformArgs& args, bool distributed, const std::function<std::string()>& make);
+  std::string prefix() const override;
+  void before(const std::exception& e, int code) override;
 
-// Ends MPI, where it was started, after the command is done (main()).
-void finish_distributed();
+ private:
+  loop::ProcessGroup& open(std::unique_ptr<loop::ProcessGroup> group);
+  std::unique_ptr<loop::ProcessGroup> group_;
+};
 
 }  // namespace ctrl::tool

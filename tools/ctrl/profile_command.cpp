@@ -5,7 +5,7 @@
 #include "command.hpp"
 #include "catalog/catalog.hpp"
 #include "loop_common.hpp"
-#include "platform_choice.hpp"
+#include "job.hpp"
 #include "progress_bar.hpp"
 
 #include <ctrl/loop/args.hpp>
@@ -97,7 +97,7 @@ extern "C" void on_interrupt(int sig) {
   else io::remove_temporary_files_and_die(sig);
 }
 
-int run_profile_command(const ProfileArgs& a) {
+int run_profile_command(const ProfileArgs& a, Job& job) {
   loop::ProfileRequest req;
   const loop::Workload& app = apps::catalog().find(a.app);  // its name is the first thing to be wrong
   if (a.devices.empty() && a.platform.selection.empty())
@@ -124,10 +124,11 @@ int run_profile_command(const ProfileArgs& a) {
   std::signal(SIGTERM, on_interrupt);  // in an MPI job the launcher's SIGTERM is the Communicator's
   std::string sizes;
   for (const index_t s : req.sizes) sizes += fmt::format("{}{}", sizes.empty() ? "" : ",", s);
-  agree_on_problem(a.platform, a.platform.distributed(!req.devices.empty()),
+  const bool distributed = a.platform.distributed(!req.devices.empty());
+  loop::agree_on_problem(job.group(a.platform, distributed),
                    fmt::format("{} --cols {} --sizes {} --seed {}", a.app, a.cols.empty() ? "(default)" : a.cols, sizes,
                                req.seed));
-  const auto platform = open_platform(a.platform, req.devices, req.team);
+  const auto platform = job.platform(a.platform, distributed, req.devices, req.team);
   ProgressBar bar(ProgressBar::parse_mode(platform->is_root() ? a.measure.progress : std::string("none")));
   Observer obs(bar);
   const loop::ProfileOutcome o = loop::run_profile(app, req, *platform, obs, &stop);
@@ -162,7 +163,7 @@ int run_profile_command(const ProfileArgs& a) {
 
 }  // namespace
 
-void add_profile(CLI::App& app, action& run) {
+void add_profile(CLI::App& app, action& run, Job& job) {
   auto args = std::make_shared<ProfileArgs>();
   CLI::App* cmd = app.add_subcommand(
       "profile", "Measure time and energy of every processor at every size, all at once, into a profile for ctrl pareto");
@@ -173,7 +174,7 @@ void add_profile(CLI::App& app, action& run) {
   cmd->add_option("--cols", args->cols, cols_help());
   args->measure.add_to(cmd);
   args->platform.add_to(cmd);
-  cmd->callback([&run, args] { run = [args] { return run_profile_command(*args); }; });
+  cmd->callback([&run, &job, args] { run = [args, &job] { return run_profile_command(*args, job); }; });
 }
 
 }  // namespace ctrl::tool

@@ -3,7 +3,7 @@
 // every rank as text — so that the distribution is computed once (docs/distributed.md).
 #pragma once
 #include "loop_common.hpp"
-#include "platform_choice.hpp"
+#include "job.hpp"
 
 #include <ctrl/loop/workload.hpp>
 

@@ -1,5 +1,5 @@
 // The abstract processors that a profile or a run measures together: the controllers of this
-// process (Team), or those of every MPI rank (distributed/distributed_team.hpp). measure() and
+// process (Team), or those of every MPI rank (a ProcessGroup's platform, process_group.hpp). measure() and
 // run_profile() see only this interface, so one loop serves one machine and a cluster.
 //
 // Every member of a platform made of several processes calls the same methods in the same order

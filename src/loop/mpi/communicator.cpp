@@ -1,4 +1,6 @@
-#include "distributed/communicator.hpp"
+#include "mpi/communicator.hpp"
+
+#include <ctrl/loop/process_group.hpp>
 
 #include <ctrl/loop/selection.hpp>
 
@@ -19,7 +21,7 @@
 #include <mutex>
 #include <thread>
 
-namespace ctrl::distributed {
+namespace ctrl::loop::mpi {
 
 namespace {
 
@@ -88,23 +90,11 @@ int to_int(std::size_t n, const Communicator& comm, const char* what) {
 
 }  // namespace
 
-bool under_mpi_launcher() {
-  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE", "PMI_RANK", "MPI_LOCALNRANKS"})
-    if (std::getenv(v) != nullptr) return true;
-  return false;
-}
-
-int launcher_world_size() {
-  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
-    if (const char* s = std::getenv(v); s != nullptr) return std::max(1, std::atoi(s));
-  return 1;
-}
-
 Communicator::Communicator(double timeout_s) : timeout_s_(timeout_s) {
   // Until MPI is up, the launcher's numbers name this rank, in messages and for SIGTERM: the
   // launcher may end the job while this rank still waits in MPI_Init for one that never came.
   rank_ = launcher_rank();
-  size_ = launcher_world_size();
+  size_ = launcher_ranks();
   host_ = loop::this_host();
   prepare_term_message();
   std::signal(SIGTERM, on_launcher_term);
@@ -252,4 +242,4 @@ std::vector<std::byte> Communicator::gather_rows(std::span<const std::byte> mine
   return all;
 }
 
-}  // namespace ctrl::distributed
+}  // namespace ctrl::loop::mpi

@@ -12,16 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace ctrl::distributed {
-
-// Exit status of a rank that stops because of another rank (a failure it did not see itself, a
-// rank that did not answer, or the launcher's SIGTERM). docs/tool.md lists every exit status.
-inline constexpr int exit_other_rank = 4;
-
-// Whether this process was started by an MPI launcher (mpirun, srun): its environment says so.
-bool under_mpi_launcher();
-// The number of processes the launcher started (1 without one).
-int launcher_world_size();
+namespace ctrl::loop::mpi {
 
 class Communicator {
  public:
@@ -64,4 +55,4 @@ class Communicator {
   double timeout_s_;
 };
 
-}  // namespace ctrl::distributed
+}  // namespace ctrl::loop::mpi

@@ -1,6 +1,6 @@
-#include "distributed/distributed_team.hpp"
+#include "mpi/distributed_team.hpp"
 
-#include "distributed/processor_codec.hpp"
+#include "mpi/processor_codec.hpp"
 #include <ctrl/loop/selection.hpp>
 
 #include <ctrl/io/npy.hpp>
@@ -12,7 +12,7 @@
 #include <map>
 #include <set>
 
-namespace ctrl::distributed {
+namespace ctrl::loop::mpi {
 
 using loop::Block;
 using loop::Check;
@@ -331,4 +331,4 @@ void DistributedTeam::write_output(const loop::Problem& problem, const std::vect
   if (!error.empty()) throw loop::AgreedUsageError(error);
 }
 
-}  // namespace ctrl::distributed
+}  // namespace ctrl::loop::mpi

@@ -9,7 +9,7 @@
 // wrong result) is shared and raised on every rank as an Agreed error naming the rank. A rank
 // that dies or hangs is handled by the Communicator (launcher's SIGTERM, deadlines).
 #pragma once
-#include "distributed/communicator.hpp"
+#include "mpi/communicator.hpp"
 #include <ctrl/loop/platform.hpp>
 #include <ctrl/loop/team.hpp>
 
@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace ctrl::distributed {
+namespace ctrl::loop::mpi {
 
 class DistributedTeam final : public loop::Platform {
  public:
@@ -73,4 +73,4 @@ class DistributedTeam final : public loop::Platform {
   double round_s_ = 0.0;
 };
 
-}  // namespace ctrl::distributed
+}  // namespace ctrl::loop::mpi

@@ -1,9 +1,9 @@
-#include "distributed/processor_codec.hpp"
+#include "mpi/processor_codec.hpp"
 
 #include <optional>
 #include <string>
 
-namespace ctrl::distributed {
+namespace ctrl::loop::mpi {
 
 namespace {
 
@@ -72,4 +72,4 @@ loop::RoundResult decode_round(const nlohmann::json& j) {
   return r;
 }
 
-}  // namespace ctrl::distributed
+}  // namespace ctrl::loop::mpi

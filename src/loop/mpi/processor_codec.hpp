@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace ctrl::distributed {
+namespace ctrl::loop::mpi {
 
 nlohmann::json encode(const loop::ProcessorInfo& p);
 loop::ProcessorInfo decode_processor(const nlohmann::json& j);
@@ -18,4 +18,4 @@ loop::Check decode_check(const nlohmann::json& j);
 nlohmann::json encode(const loop::RoundResult& r);
 loop::RoundResult decode_round(const nlohmann::json& j);
 
-}  // namespace ctrl::distributed
+}  // namespace ctrl::loop::mpi
