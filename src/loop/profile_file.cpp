@@ -1,7 +1,9 @@
 #include <ctrl/loop/profile_file.hpp>
 
 #include <ctrl/errors.hpp>
+#include <ctrl/io/csv.hpp>
 #include <ctrl/io/files.hpp>
+#include <ctrl/partition/profile_csv.hpp>
 
 #include <fmt/format.h>
 #include <sys/stat.h>
@@ -25,46 +27,10 @@ constexpr const char* columns[] = {"processor", "size",          "time",       "
                                    "energy_source", "converged", "gflops",     "app",           "cols"};
 constexpr std::size_t ncols = std::size(columns);
 
-std::string field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string q = "\"";
-  for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
+std::string field(const std::string& s) { return io::csv_field(s); }
 
 std::string number(double v) { return fmt::format("{}", v); }
 std::string optional_number(const std::optional<double>& v) { return v ? number(*v) : std::string(); }
-
-// Splits one CSV line (RFC 4180 quotes); false when a quote is left open.
-bool split_line(const std::string& line, std::vector<std::string>& out) {
-  out.clear();
-  std::string cur;
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"') {
-        if (i + 1 < line.size() && line[i + 1] == '"') {
-          cur += '"';
-          ++i;
-        } else {
-          quoted = false;
-        }
-      } else {
-        cur += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      out.push_back(std::move(cur));
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  out.push_back(std::move(cur));
-  return !quoted;
-}
 
 }  // namespace
 
@@ -139,7 +105,7 @@ ProfileFile parse_profile_file(const std::string& text, const std::string& path)
     const std::string& line = lines[ln];
     if (line.empty()) continue;
     const std::string where = fmt::format("{}:{}", path, ln + 1);
-    if (!split_line(line, fields) || fields.size() != ncols)
+    if (!io::split_csv_line(line, fields) || fields.size() != ncols)
       throw UsageError(fmt::format("{}: a row with {} fields; a profile row has {}", where, fields.size(), ncols));
     auto num = [&](std::size_t k, const char* what) {
       const std::string& s = fields[k];
@@ -162,9 +128,10 @@ ProfileFile parse_profile_file(const std::string& text, const std::string& path)
     };
     ProfileRow r;
     r.processor = fields[0];
-    r.size = integer(1, "size");
-    r.time = num(2, "time");
-    r.energy = num(3, "energy");
+    // The columns every profile has are checked as `ctrl pareto` checks them (one rule).
+    r.size = static_cast<index_t>(partition::parse_profile_size(fields[1], where));
+    r.time = partition::parse_profile_value(fields[2], "time", where);
+    r.energy = partition::parse_profile_value(fields[3], "energy", where);
     r.reps = static_cast<int>(integer(4, "reps", 0x1p31));
     r.batch = static_cast<int>(integer(5, "batch", 0x1p31));
     r.time_ci = num(6, "time_ci");
@@ -262,6 +229,31 @@ void ProfileWriter::write(const std::vector<ProfileRow>& rows) {
   for (const auto& r : rows) text += format_profile_row(r) + "\n";
   append(text);
   wrote_ = true;
+}
+
+LoadedProfile read_profile(const std::string& path) {
+  std::string text;
+  try {
+    text = io::read_input(path);
+  } catch (const UsageError&) {
+    throw;
+  } catch (const Error& e) {  // cannot be read: the user's input is wrong, as for any profile
+    throw UsageError(e.what());
+  }
+  LoadedProfile loaded;
+  std::string first = text.substr(0, text.find('\n'));
+  if (!first.empty() && first.back() == '\r') first.pop_back();
+  if (first != profile_header()) {
+    loaded.profile = partition::parse_profile_csv(text, path);
+    return loaded;
+  }
+  loaded.file = parse_profile_file(text, path);
+  if (loaded.file->rows.empty())
+    throw UsageError(fmt::format("{}: no size has been measured on every processor yet (an interrupted `ctrl "
+                                 "profile`: run it again to resume)",
+                                 path));
+  loaded.profile = to_partition_profile(*loaded.file);
+  return loaded;
 }
 
 partition::Profile to_partition_profile(const ProfileFile& file) {

@@ -1,4 +1,5 @@
 #include <ctrl/errors.hpp>
+#include <ctrl/io/csv.hpp>
 #include <ctrl/io/files.hpp>
 #include <ctrl/partition/profile_csv.hpp>
 
@@ -28,30 +29,10 @@ class Reader {
   }
   [[noreturn]] void fail(const std::string& what) const { throw UsageError(source_ + ": " + what); }
 
-  // Splits one line into fields (RFC 4180 quoting within the line).
+  // Splits one line into fields (RFC 4180 quoting within the line), trimmed.
   std::vector<std::string> split(std::string_view text, std::size_t line) const {
-    std::vector<std::string> fields(1);
-    bool quoted = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-      const char c = text[i];
-      if (quoted) {
-        if (c != '"') {
-          fields.back() += c;
-        } else if (i + 1 < text.size() && text[i + 1] == '"') {
-          fields.back() += '"';
-          ++i;
-        } else {
-          quoted = false;
-        }
-      } else if (c == '"') {
-        quoted = true;
-      } else if (c == ',') {
-        fields.emplace_back();
-      } else {
-        fields.back() += c;
-      }
-    }
-    if (quoted) fail(line, "a quoted field is not closed");
+    std::vector<std::string> fields;
+    if (!io::split_csv_line(text, fields)) fail(line, "a quoted field is not closed");
     for (std::string& f : fields) f = trim(f);
     return fields;
   }
@@ -66,33 +47,6 @@ class Reader {
   static std::string lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return s;
-  }
-
-  Size parse_size(const std::string& f, std::size_t line) const {
-    const bool digits = !f.empty() && std::all_of(f.begin(), f.end(), [](char c) { return c >= '0' && c <= '9'; });
-    if (!digits) {
-      double v = 0;
-      const auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
-      if (f.empty() || ec != std::errc() || end != f.data() + f.size())
-        fail(line, "non-numeric size '" + f + "'");
-      fail(line, "the size must be a positive integer, not '" + f + "'");
-    }
-    Size v = 0;
-    const auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
-    if (ec != std::errc() || end != f.data() + f.size()) fail(line, "the size '" + f + "' is too large");
-    if (v <= 0) fail(line, "the size must be a positive integer, not '" + f + "'");
-    return v;
-  }
-
-  double parse_value(const std::string& f, const char* what, std::size_t line) const {
-    double v = 0;
-    const auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
-    if (f.empty() || end != f.data() + f.size() || (ec != std::errc() && ec != std::errc::result_out_of_range))
-      fail(line, std::string("non-numeric ") + what + " '" + f + "'");
-    if (ec == std::errc::result_out_of_range || !std::isfinite(v))
-      fail(line, std::string("the ") + what + " must be finite, not '" + f + "'");
-    if (v < 0) fail(line, std::string("the ") + what + " must not be negative, not '" + f + "'");
-    return v;
   }
 
   Profile parse(std::string_view text) const {
@@ -134,9 +88,10 @@ class Reader {
         fail(line, "ragged row: " + std::to_string(fields.size()) + " fields where the header has " + std::to_string(columns));
       const std::string& name = fields[col[0]];
       if (name.empty()) fail(line, "empty processor name");
-      const Size size = parse_size(fields[col[1]], line);
-      const double time = parse_value(fields[col[2]], "time", line);
-      const double energy = parse_value(fields[col[3]], "energy", line);
+      const std::string at = source_ + ":" + std::to_string(line);
+      const Size size = parse_profile_size(fields[col[1]], at);
+      const double time = parse_profile_value(fields[col[2]], "time", at);
+      const double energy = parse_profile_value(fields[col[3]], "energy", at);
       const std::size_t proc = static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
       if (proc == names.size()) {
         names.push_back(name);
@@ -161,6 +116,34 @@ class Reader {
 };
 
 }  // namespace
+
+Size parse_profile_size(const std::string& f, const std::string& where) {
+  const auto fail = [&](const std::string& what) -> void { throw UsageError(where + ": " + what); };
+  const bool digits = !f.empty() && std::all_of(f.begin(), f.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!digits) {
+    double v = 0;
+    const auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
+    if (f.empty() || ec != std::errc() || end != f.data() + f.size()) fail("non-numeric size '" + f + "'");
+    fail("the size must be a positive integer, not '" + f + "'");
+  }
+  Size v = 0;
+  const auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
+  if (ec != std::errc() || end != f.data() + f.size()) fail("the size '" + f + "' is too large");
+  if (v <= 0) fail("the size must be a positive integer, not '" + f + "'");
+  return v;
+}
+
+double parse_profile_value(const std::string& f, const char* what, const std::string& where) {
+  const auto fail = [&](const std::string& text) -> void { throw UsageError(where + ": " + text); };
+  double v = 0;
+  const auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
+  if (f.empty() || end != f.data() + f.size() || (ec != std::errc() && ec != std::errc::result_out_of_range))
+    fail(std::string("non-numeric ") + what + " '" + f + "'");
+  if (ec == std::errc::result_out_of_range || !std::isfinite(v))
+    fail(std::string("the ") + what + " must be finite, not '" + f + "'");
+  if (v < 0) fail(std::string("the ") + what + " must not be negative, not '" + f + "'");
+  return v;
+}
 
 Profile parse_profile_csv(std::string_view text, const std::string& source) { return Reader(source).parse(text); }
 

@@ -276,6 +276,37 @@ TEST_F(ProfileFileTest, AnInterruptedFileKeepsItsCompleteSizes) {
   EXPECT_EQ(partition::read_profile_csv(f)[1].size(), 3U);
 }
 
+// read_profile: the one reader of `ctrl pareto` and `ctrl run`, for either kind of file.
+TEST_F(ProfileFileTest, ReadProfileTakesEitherKindOfFileAndOnlyCompleteSizes) {
+  const std::string f = path("p.csv");
+  {
+    ProfileWriter w(f);
+    w.write({row("cpu:0", 8, 0.5), row("cpu:1", 8, 0.6)});
+  }
+  spit(f, slurp(f) + format_profile_row(row("cpu:0", 16, 1.0)) + "\n" +
+              format_profile_row(row("cpu:1", 16, 1.1)).substr(0, 7));  // interrupted in size 16
+  const LoadedProfile loaded = read_profile(f);
+  ASSERT_TRUE(loaded.file.has_value());
+  EXPECT_EQ(loaded.file->dropped_rows, 2U);
+  ASSERT_EQ(loaded.profile.size(), 2U);
+  EXPECT_EQ(loaded.profile[0].size(), 1U);  // size 16 was not measured on every processor
+  EXPECT_THROW(partition::read_profile_csv(f), UsageError);  // the cut line, for a reader of plain CSV
+
+  spit(path("plain.csv"), "Processor , Size,Time,Energy,note\na,2,1.5,3,x\nb,2,1,2,y\n");
+  const LoadedProfile plain = read_profile(path("plain.csv"));
+  EXPECT_FALSE(plain.file.has_value());
+  EXPECT_EQ(plain.profile.names(), (std::vector<std::string>{"a", "b"}));
+
+  spit(path("started.csv"), profile_header() + "\n");
+  try {
+    (void)read_profile(path("started.csv"));
+    FAIL() << "a profile without a complete size was read";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("started.csv: no size has been measured"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW((void)read_profile(path("missing.csv")), UsageError);
+}
+
 TEST_F(ProfileFileTest, ForeignAndMalformedFilesAreRefused) {
   EXPECT_TRUE(read_profile_file(path("missing.csv")).rows.empty());
   spit(path("empty.csv"), "");
@@ -294,7 +325,7 @@ TEST_F(ProfileFileTest, ForeignAndMalformedFilesAreRefused) {
     read_profile_file(path("bad.csv"));
     FAIL() << "no error";
   } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("bad.csv:2: time 'abc'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("bad.csv:2: non-numeric time 'abc'"), std::string::npos) << e.what();
   }
   spit(path("twice.csv"), profile_header() + "\n" + format_profile_row(row("cpu:0", 8, 1)) + "\n" +
                               format_profile_row(row("cpu:0", 8, 1)) + "\n");

@@ -1,5 +1,7 @@
 #include "front_format.hpp"
 
+#include <ctrl/io/csv.hpp>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -9,13 +11,6 @@
 namespace ctrl::tool {
 
 namespace {
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string q = "\"";
-  for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
 
 nlohmann::ordered_json point_json(const partition::Solution& s) {
   return nlohmann::ordered_json{{"time", s.time}, {"energy", s.energy}, {"distribution", s.distribution}};
@@ -84,7 +79,7 @@ void write_json(std::ostream& out, const FrontReport& r) {
 
 void write_csv(std::ostream& out, const FrontReport& r) {
   out << "time,energy";
-  for (const auto& name : r.processors) out << ',' << csv_field(name);
+  for (const auto& name : r.processors) out << ',' << io::csv_field(name);
   out << '\n';
   for (const auto& s : r.front) {
     out << fmt::format("{},{}", s.time, s.energy);

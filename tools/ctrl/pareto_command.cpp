@@ -9,7 +9,7 @@
 #include <ctrl/io/files.hpp>
 #include <ctrl/partition/load_balanced.hpp>
 #include <ctrl/partition/pareto.hpp>
-#include <ctrl/partition/profile_csv.hpp>
+#include <ctrl/loop/profile_file.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -65,7 +65,7 @@ int run_pareto(const ParetoArgs& a) {
     io::check_distinct_files(files);
     io::check_output(a.plot);
   }
-  const partition::Profile profile = partition::read_profile_csv(a.profile);
+  const partition::Profile profile = loop::read_profile(a.profile).profile;
   report.processors = profile.names();
 
   partition::ParetoOptions options;

@@ -173,8 +173,9 @@ Prepared prepare_run(const RunArgs& a, const loop::Workload& app) {
   std::optional<partition::Profile> profile;
   loop::ProfileFile meta;
   if (!a.profile.empty()) {
-    profile = partition::read_profile_csv(a.profile);
-    if (loop::is_profile_file(a.profile)) meta = loop::read_profile_file(a.profile);
+    loop::LoadedProfile loaded = loop::read_profile(a.profile);
+    profile = std::move(loaded.profile);
+    if (loaded.file) meta = std::move(*loaded.file);
     if (!meta.rows.empty() && meta.rows.front().app != a.app)
       throw exit_error(exit_bad_input, fmt::format("--profile {} is a profile of {}, not of {}", a.profile,
                                                    meta.rows.front().app, a.app));

@@ -73,6 +73,16 @@ ProfileFile parse_profile_file(const std::string& text, const std::string& path)
 // (size, time, energy) points, in the file's order of processors.
 partition::Profile to_partition_profile(const ProfileFile& file);
 
+// A profile for fronts and predictions, from the file read once: one written by `ctrl profile`
+// (its complete sizes; `file` holds its provenance), or any CSV naming processor, size, time and
+// energy (partition::parse_profile_csv; `file` empty). UsageError naming file and line, also for a
+// `ctrl profile` file without a complete size.
+struct LoadedProfile {
+  partition::Profile profile;
+  std::optional<ProfileFile> file;
+};
+LoadedProfile read_profile(const std::string& path);
+
 // Whether a file starts with profile_header() (false when missing or empty).
 bool is_profile_file(const std::string& path);
 

@@ -25,4 +25,9 @@ Profile read_profile_csv(const std::string& path);
 // The same from text already in memory; `source` names it in messages.
 Profile parse_profile_csv(std::string_view text, const std::string& source);
 
+// One field of a profile row, checked as above: a size (a positive integer) and a time or energy
+// (`what`; finite, non-negative). UsageError "<where>: what is wrong" (where: "FILE:LINE").
+Size parse_profile_size(const std::string& field, const std::string& where);
+double parse_profile_value(const std::string& field, const char* what, const std::string& where);
+
 }  // namespace ctrl::partition
