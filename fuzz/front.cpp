@@ -1,15 +1,14 @@
 // The front JSON that `ctrl run --front FILE` reads (written by `ctrl pareto --format json`):
-// prepare_run in tools/ctrl/run_plan.cpp, which reads the file, picks a point and checks it,
-// with each --pick and with and without a --profile.
-// Oracle: a malformed front ends in exit_error or UsageError (exit status 2 or 3 with a message),
-// nothing else; a plan that is accepted gives every processor its rows.
+// loop::plan_run, which reads the file, picks a point and checks it, with each pick and with and
+// without a profile.
+// Oracle: a malformed front ends in a UsageError (exit status 2 or 3 with a message), nothing
+// else; a plan that is accepted gives every processor its rows, summing to the front's workload.
 #include "input_file.hpp"
-
-#include "run_plan.hpp"
-#include "command.hpp"
 
 #include "catalog/catalog.hpp"
 #include <ctrl/errors.hpp>
+#include <ctrl/loop/front_file.hpp>
+#include <ctrl/loop/plan.hpp>
 
 namespace {
 
@@ -22,22 +21,22 @@ const char* const kProfile =
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  namespace tool = ctrl::tool;
+  namespace loop = ctrl::loop;
   static ctrl::fuzz::InputFile front("front"), profile("profile");
   static const std::string profile_path = profile.write(kProfile);
-  static const ctrl::loop::Workload& app = apps::catalog().find("dgemm");
+  static const loop::Workload& app = apps::catalog().find("dgemm");
   const std::string& front_path = front.write(data, size);
   for (const char* pick : {"fastest", "least-energy", "2", "load-balanced"}) {
     for (const bool with_profile : {false, true}) {
-      tool::RunArgs a;
-      a.app = "dgemm";
-      a.front = front_path;
-      a.pick = pick;
-      if (with_profile) a.profile = profile_path;
+      loop::PlanRequest r;
+      r.front = front_path;
+      r.pick = loop::Pick::parse(pick);
+      if (with_profile) r.profile = profile_path;
       try {
-        const tool::Prepared p = tool::prepare_run(a, app);
-        if (p.plan.names.size() != p.plan.rows.size()) ctrl::fuzz::fail("a plan whose names and rows differ in number");
-      } catch (const tool::exit_error&) {
+        const loop::Plan p = loop::plan_run(app, r);
+        if (p.processors.size() != p.rows.size()) ctrl::fuzz::fail("a plan whose processors and rows differ in number");
+        if (p.rows.empty() || p.total_rows() <= 0) ctrl::fuzz::fail("a plan without rows");
+        if (p.source.empty()) ctrl::fuzz::fail("a plan that does not say where it comes from");
       } catch (const ctrl::UsageError&) {
       }
     }

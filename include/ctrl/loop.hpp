@@ -12,8 +12,10 @@
 #pragma once
 #include <ctrl/ctrl.hpp>
 #include <ctrl/loop/divisible.hpp>
+#include <ctrl/loop/front_file.hpp>
 #include <ctrl/loop/machine.hpp>
 #include <ctrl/loop/measure.hpp>
+#include <ctrl/loop/plan.hpp>
 #include <ctrl/loop/platform.hpp>
 #include <ctrl/loop/process_group.hpp>
 #include <ctrl/loop/profile.hpp>

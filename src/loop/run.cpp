@@ -10,12 +10,14 @@ namespace ctrl::loop {
 
 namespace {
 
-// Base powers: given, else the ones the caller's profile was measured with (already set on the
-// platform), else measured now, idle, right after one execution (as `ctrl profile` does).
+// Base powers: given, else the ones the profile was measured with, else measured now, idle, right
+// after one execution (as `ctrl profile` does).
 void settle_base_powers(const RunRequest& req, Platform& team, Problem& problem, const std::vector<Block>& blocks,
                         RunOutcome& out) {
   for (std::size_t i = 0; i < team.size(); ++i) {
     if (!team.info(i).has_energy()) continue;
+    for (const auto& [name, w] : req.profile_base_power)
+      if (name == team.info(i).name) team.set_base_power(i, w, "from " + req.profile_path);
     for (const auto& [name, w] : req.base_power)
       if (name == team.info(i).name) team.set_base_power(i, w, "given");
   }

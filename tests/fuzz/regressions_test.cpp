@@ -1,10 +1,8 @@
 // Inputs found by the fuzz targets in fuzz/ (each is also in fuzz/corpus/<target>/): what each
 // did before its fix, and what it must do now.
-#include "command.hpp"
-#include "run_plan.hpp"
-
 #include "catalog/catalog.hpp"
 #include <ctrl/loop/args.hpp>
+#include <ctrl/loop/plan.hpp>
 #include <ctrl/loop/profile_file.hpp>
 
 #include <ctrl/errors.hpp>
@@ -51,20 +49,22 @@ std::string profile_file_error(const std::string& text) {
   return "no error";
 }
 
-// The exit status and message with which `ctrl run dgemm --front FILE` refuses a front holding
-// `text` (tool::prepare_run, as the tool calls it).
-std::pair<int, std::string> front_error(const std::string& text) {
+// Whether `ctrl run dgemm --front FILE --pick fastest` refuses a front holding `text` as bad input
+// (exit status 2: a UsageError that is not an InfeasibleError), and its message (loop::plan_run,
+// as the tool calls it).
+std::pair<bool, std::string> front_error(const std::string& text) {
   const InputFile file(text);
-  tool::RunArgs args;
-  args.app = "dgemm";
-  args.front = file.path();
-  args.pick = "fastest";
+  PlanRequest r;
+  r.front = file.path();
+  r.pick = Pick::parse("fastest");
   try {
-    tool::prepare_run(args, apps::catalog().find("dgemm"));
-  } catch (const tool::exit_error& e) {
-    return {e.code, e.what()};
+    plan_run(apps::catalog().find("dgemm"), r);
+  } catch (const InfeasibleError& e) {
+    return {false, e.what()};
+  } catch (const UsageError& e) {
+    return {true, e.what()};
   }
-  return {0, "no error"};
+  return {false, "no error"};
 }
 
 // fuzz/corpus/profile_file/size_beyond_index_t.csv: a size of 9.2e19 was converted from double to
@@ -95,10 +95,10 @@ TEST(FuzzLoopArgs, SizesAtTheTopOfIndexT) {
 // fuzz/corpus/front/distribution_beyond_index_t.json: nlohmann's get<index_t> cast the part
 // 1.9e19 (a float to JSON) to index_t, which is undefined behaviour.
 TEST(FuzzFront, APartBeyondIndexTIsRefused) {
-  const auto [code, message] = front_error(
+  const auto [bad_input, message] = front_error(
       R"({"processors":["cpu:0-3","cuda:0"],"workload":5,)"
       R"("front":[{"time":1.1,"energy":13.0,"distribution":[19223372036854775807,4]}]})");
-  EXPECT_EQ(code, tool::exit_bad_input);
+  EXPECT_TRUE(bad_input) << message;
   EXPECT_NE(message.find("a distribution part 1.9223372036854776e+19 is not an integer of at most 9223372036854775807"),
             std::string::npos)
       << message;
@@ -106,9 +106,9 @@ TEST(FuzzFront, APartBeyondIndexTIsRefused) {
 
 // fuzz/corpus/front/workload_float.json: the same for the workload.
 TEST(FuzzFront, AWorkloadBeyondIndexTIsRefused) {
-  const auto [code, message] = front_error(
+  const auto [bad_input, message] = front_error(
       R"({"processors":["cpu:0-3"],"workload":1e19,"front":[{"time":1,"energy":1,"distribution":[3]}]})");
-  EXPECT_EQ(code, tool::exit_bad_input);
+  EXPECT_TRUE(bad_input) << message;
   EXPECT_NE(message.find("the workload 1e+19 is not an integer"), std::string::npos) << message;
 }
 

@@ -415,7 +415,7 @@ TEST_F(Cli, BadArgumentsExitWith2AndSayWhy) {
       {{"run", "dgemm", "--split", "cpu:0=0"}, "no rows"},
       {{"run", "dgemm"}, "--split"},
       {{"run", "dgemm", "--front", path("front.json")}, "--pick"},
-      {{"run", "dgemm", "--front", path("front.json"), "--pick", "99"}, "the front has"},
+      {{"run", "dgemm", "--front", path("front.json"), "--pick", "99"}, "has 1 point (1 to 1)"},
       {{"run", "dgemm", "--front", path("front.json"), "--pick", "load-balanced"}, "needs --profile"},
       {{"run", "dgemm", "--front", path("p.csv"), "--pick", "fastest"}, "not JSON"},
       {{"run", "fft2d", "--front", path("front.json"), "--pick", "fastest", "--profile", path("p.csv")},

@@ -1,6 +1,7 @@
 #include "dispatch.hpp"
 
 #include <ctrl/errors.hpp>
+#include <ctrl/loop/plan.hpp>
 
 #include <cstdio>
 #include <exception>
@@ -21,6 +22,13 @@ int report(ErrorReport* how, const std::exception& e, int code) {
 
 }  // namespace
 
+int exit_code_of(const std::exception& e) {
+  if (const auto* x = dynamic_cast<const exit_error*>(&e)) return x->code;
+  if (dynamic_cast<const loop::InfeasibleError*>(&e) != nullptr) return exit_infeasible;
+  if (dynamic_cast<const UsageError*>(&e) != nullptr) return exit_bad_input;
+  return exit_failure;
+}
+
 int dispatch(CLI::App& app, const action& run, int argc, char** argv, ErrorReport* how) {
   try {
     app.parse(argc, argv);
@@ -30,15 +38,11 @@ int dispatch(CLI::App& app, const action& run, int argc, char** argv, ErrorRepor
   }
   try {
     return run();
-  } catch (const exit_error& e) {
-    return report(how, e, e.code);
-  } catch (const UsageError& e) {
-    return report(how, e, exit_bad_input);
   } catch (const std::bad_alloc&) {
     // Arrays name themselves (ctrl::throw_cannot_allocate); this is memory beside them.
     return report(how, std::runtime_error("not enough memory for the buffers beside the problem's arrays"), exit_failure);
   } catch (const std::exception& e) {
-    return report(how, e, exit_failure);
+    return report(how, e, exit_code_of(e));
   }
 }
 

@@ -17,6 +17,10 @@ class ErrorReport {
   virtual void before(const std::exception& e, int code) = 0;  // e.g. end the whole MPI job
 };
 
+// The documented exit status of an error a command throws: exit_error's own; 3 for a workload
+// that cannot be split (loop::InfeasibleError); 2 for other bad input (UsageError); else 1.
+int exit_code_of(const std::exception& e);
+
 int dispatch(CLI::App& app, const action& run, int argc, char** argv, ErrorReport* report = nullptr);
 
 }  // namespace ctrl::tool

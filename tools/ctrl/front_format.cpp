@@ -1,9 +1,9 @@
 #include "front_format.hpp"
 
 #include <ctrl/io/csv.hpp>
+#include <ctrl/loop/front_file.hpp>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <string>
@@ -11,10 +11,6 @@
 namespace ctrl::tool {
 
 namespace {
-
-nlohmann::ordered_json point_json(const partition::Solution& s) {
-  return nlohmann::ordered_json{{"time", s.time}, {"energy", s.energy}, {"distribution", s.distribution}};
-}
 
 std::string joined(const partition::Distribution& x) {
   std::string out;
@@ -66,15 +62,7 @@ void write_table(std::ostream& out, const FrontReport& r) {
 }
 
 void write_json(std::ostream& out, const FrontReport& r) {
-  nlohmann::ordered_json front = nlohmann::ordered_json::array();
-  for (const auto& s : r.front) front.push_back(point_json(s));
-  const nlohmann::ordered_json doc{{"processors", r.processors},
-                           {"workload", r.workload},
-                           {"energy", r.energy_name()},
-                           {"base_power", r.model.base_power},
-                           {"time_optimal", point_json(r.time_optimal())},
-                           {"front", std::move(front)}};
-  out << doc.dump(2) << '\n';
+  out << loop::front_json({r.processors, r.workload, r.model, r.front});
 }
 
 void write_csv(std::ostream& out, const FrontReport& r) {

@@ -26,8 +26,7 @@ struct FrontReport {
 // Readable in a terminal: a summary, then one row per point with its distribution.
 void write_table(std::ostream& out, const FrontReport& report);
 
-// {"processors": [...], "workload": N, "energy": "dynamic"|"total", "base_power": W,
-//  "time_optimal": {"time", "energy", "distribution"}, "front": [{...}, ...]}
+// The front file that `ctrl run --front` reads (ctrl/loop/front_file.hpp).
 void write_json(std::ostream& out, const FrontReport& report);
 
 // A header row `time,energy,<processor names>`, then one row per point (numbers round-trip).

@@ -82,12 +82,8 @@ std::string Job::from_root(const std::function<std::string()>& make) {
   if (group_->is_root()) {
     try {
       text = make();
-    } catch (const exit_error& e) {
-      error = fmt::format("{}{}", e.code, e.what());
-    } catch (const UsageError& e) {
-      error = fmt::format("{}{}", static_cast<int>(exit_bad_input), e.what());
     } catch (const std::exception& e) {
-      error = fmt::format("{}{}", static_cast<int>(exit_failure), e.what());
+      error = fmt::format("{}{}", exit_code_of(e), e.what());
     }
   }
   group_->broadcast(error, "sharing rank 0's plan");

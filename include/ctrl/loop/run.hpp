@@ -34,6 +34,10 @@ struct RunRequest {
   std::vector<Prediction> predicted;                       // per processor, or empty
   StopRule rule{3, 10, 0.025, 0.0};
   std::vector<std::pair<std::string, double>> base_power;  // given base powers, W, by processor name
+  // The base powers the profile (at `profile_path`) was measured with: the predictions' dynamic
+  // energies are relative to them. Given ones win.
+  std::vector<std::pair<std::string, double>> profile_base_power;
+  std::string profile_path;
   double idle_seconds = 2.0;                               // idle window for the others (0: none)
   std::uint64_t seed = 1;
   std::string output;                                      // a .npy of the result, written when checked right

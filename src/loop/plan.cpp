@@ -1,0 +1,274 @@
+#include <ctrl/loop/plan.hpp>
+
+#include <ctrl/loop/args.hpp>
+#include <ctrl/loop/front_file.hpp>
+#include <ctrl/loop/profile_file.hpp>
+#include <ctrl/partition/load_balanced.hpp>
+#include <ctrl/partition/pareto.hpp>
+#include <ctrl/sizes.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace ctrl::loop {
+
+namespace {
+
+// The profile, read once, with its provenance when `ctrl profile` wrote it.
+struct Source {
+  std::optional<partition::Profile> profile;
+  ProfileFile meta;
+};
+
+Source read_source(const Workload& app, const PlanRequest& r) {
+  Source s;
+  if (r.profile.empty()) return s;
+  LoadedProfile loaded = read_profile(r.profile);
+  s.profile = std::move(loaded.profile);
+  if (loaded.file) s.meta = std::move(*loaded.file);
+  if (!s.meta.rows.empty() && s.meta.rows.front().app != app.name())
+    throw UsageError(fmt::format("{} is a profile of {}, not of {}", r.profile, s.meta.rows.front().app, app.name()));
+  return s;
+}
+
+void take_point(Plan& plan, const partition::Solution& s) {
+  plan.rows.assign(s.distribution.begin(), s.distribution.end());
+  plan.time = s.time;
+  plan.energy = s.energy;
+}
+
+// The load-balanced distribution of `workload` (the partition library's definition).
+void take_load_balanced(Plan& plan, const partition::Profile& profile, index_t workload, const std::string& path) {
+  const auto lb = partition::load_balanced(profile, workload, plan.model);
+  if (!lb)
+    throw InfeasibleError(fmt::format("no load-balanced distribution of {} with the sizes of {}", workload, path));
+  take_point(plan, *lb);
+}
+
+std::size_t point_index(const Pick& pick, std::size_t points, const std::string& where) {
+  switch (pick.kind) {
+    case Pick::fastest: return 0;
+    case Pick::least_energy: return points - 1;
+    case Pick::point:
+      if (pick.k < 1 || pick.k > points)
+        throw UsageError(fmt::format("pick {}: {} has {} point{} (1 to {})", pick.k, where, points,
+                                     points == 1 ? "" : "s", points));
+      return pick.k - 1;
+    case Pick::load_balanced: break;
+  }
+  throw UsageError("point_index: the load-balanced distribution is not a point of the front");
+}
+
+void plan_from_front(Plan& plan, const PlanRequest& r, const Source& src) {
+  const FrontFile f = read_front_file(r.front);
+  plan.processors = f.processors;
+  plan.model = f.model;
+  if (src.profile && src.profile->names() != f.processors)
+    throw UsageError(fmt::format("the processors of {} differ from those of {}", r.front, r.profile));
+  if (r.pick->kind == Pick::load_balanced) {
+    if (!src.profile) throw UsageError(fmt::format("the load-balanced pick needs the profile {} came from", r.front));
+    take_load_balanced(plan, *src.profile, f.workload, r.profile);
+    plan.source = fmt::format("{}: the load-balanced distribution of {} (from {})", r.front, f.workload, r.profile);
+    return;
+  }
+  const std::size_t k = point_index(*r.pick, f.front.size(), "the front " + r.front);
+  take_point(plan, f.front[k]);
+  plan.source = fmt::format("{} point {} of {} ({})", r.front, k + 1, f.front.size(), r.pick->name());
+}
+
+void plan_from_profile(Plan& plan, const PlanRequest& r, const partition::Profile& profile) {
+  plan.processors = profile.names();
+  const index_t workload = *r.workload;
+  if (r.pick->kind == Pick::load_balanced) {
+    take_load_balanced(plan, profile, workload, r.profile);
+    plan.source = fmt::format("the load-balanced distribution of {} from {}", workload, r.profile);
+    return;
+  }
+  const partition::Front front = partition::pareto_front(profile, workload, plan.model);
+  if (front.empty())
+    throw InfeasibleError(fmt::format("workload {} cannot be split exactly with the sizes in {}", workload, r.profile));
+  const std::size_t k = point_index(*r.pick, front.size(), "the front of " + r.profile);
+  take_point(plan, front[k]);
+  plan.source = fmt::format("point {} of {} of the front of {} from {}", k + 1, front.size(), workload, r.profile);
+}
+
+void plan_from_split(Plan& plan, const PlanRequest& r) {
+  for (const auto& [name, rows] : r.split) {
+    if (std::find(plan.processors.begin(), plan.processors.end(), name) != plan.processors.end())
+      throw UsageError(fmt::format("{}: {} is given twice", r.split_name, name));
+    if (rows < 0) throw UsageError(fmt::format("{}: {} has a negative number of rows ({})", r.split_name, name, rows));
+    plan.processors.push_back(name);
+    plan.rows.push_back(rows);
+  }
+  plan.source = r.split_name;
+}
+
+void check_request(const PlanRequest& r) {
+  const bool by_split = !r.split.empty();
+  if (by_split == (!r.front.empty() || r.pick.has_value()))
+    throw UsageError("a plan needs either a split, or a pick of a front (a front file, or a profile and a workload)");
+  if (!r.front.empty() && !r.pick) throw UsageError(fmt::format("a front ({}) needs a pick", r.front));
+  if (r.front.empty() && r.pick && (r.profile.empty() || !r.workload))
+    throw UsageError("a pick without a front file needs a profile and a workload");
+  if (r.workload && *r.workload <= 0) throw UsageError(fmt::format("the workload {} is not positive", *r.workload));
+  if (r.cols && *r.cols <= 0) throw UsageError(fmt::format("{} {}: N must be positive", r.cols_name, *r.cols));
+}
+
+// N: asked for (and then the profile's, if any, must agree), else the profile's, else the default.
+void choose_cols(Plan& plan, const Workload& app, const PlanRequest& r, const ProfileFile& meta) {
+  plan.cols = app.default_cols();
+  plan.cols_from = "the default of " + app.name();
+  if (r.cols) {
+    plan.cols = *r.cols;
+    plan.cols_from = r.cols_name;
+    if (!meta.rows.empty() && meta.rows.front().cols != plan.cols)
+      throw UsageError(fmt::format("{} {}, but {} was measured with N = {}", r.cols_name, plan.cols, r.profile,
+                                   meta.rows.front().cols));
+  } else if (!meta.rows.empty()) {
+    plan.cols = meta.rows.front().cols;
+    plan.cols_from = r.profile;
+  }
+}
+
+// What the profile predicts for each processor at its rows (nothing for sizes it lacks).
+void predict_from(Plan& plan, const partition::Profile& profile) {
+  const std::vector<std::string> names = profile.names();
+  plan.predicted.assign(plan.processors.size(), {});
+  for (std::size_t i = 0; i < plan.processors.size(); ++i) {
+    if (plan.rows[i] == 0) {
+      plan.predicted[i] = {0.0, 0.0};
+      continue;
+    }
+    const auto it = std::find(names.begin(), names.end(), plan.processors[i]);
+    if (it == names.end()) continue;
+    if (const auto* pt = profile[static_cast<std::size_t>(it - names.begin())].find(plan.rows[i]))
+      plan.predicted[i] = {pt->time, pt->energy};
+  }
+}
+
+}  // namespace
+
+Pick Pick::parse(std::string_view text) {
+  if (text == "fastest" || text == "time-optimal") return {fastest, 0};
+  if (text == "least-energy" || text == "energy-optimal") return {least_energy, 0};
+  if (text == "load-balanced") return {load_balanced, 0};
+  index_t k = 0;
+  try {
+    k = parse_positive(text, "the pick");
+  } catch (const UsageError&) {
+    throw UsageError(fmt::format("the pick '{}' is none of fastest, least-energy, load-balanced or a point's number "
+                                 "(1, 2, ...)",
+                                 text));
+  }
+  return {point, static_cast<std::size_t>(k)};
+}
+
+std::string Pick::name() const {
+  switch (kind) {
+    case fastest: return "fastest";
+    case least_energy: return "least energy";
+    case load_balanced: return "load-balanced";
+    case point: break;
+  }
+  return fmt::format("point {}", k);
+}
+
+index_t Plan::total_rows() const { return checked_sum(rows); }
+
+Plan plan_run(const Workload& app, const PlanRequest& r) {
+  check_request(r);
+  const Source src = read_source(app, r);
+  Plan plan;
+  plan.profile = r.profile;
+  if (!r.split.empty()) plan_from_split(plan, r);
+  else if (!r.front.empty()) plan_from_front(plan, r, src);
+  else plan_from_profile(plan, r, *src.profile);
+  index_t m = 0;
+  try {
+    m = plan.total_rows();
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("{}: {}", plan.source, e.what()));
+  }
+  if (m <= 0) throw UsageError(fmt::format("{}: the distribution gives no rows to any processor", plan.source));
+  choose_cols(plan, app, r, src.meta);
+  // Before any process allocates: the whole problem must be one that can be indexed and allocated.
+  try {
+    app.check_size(m, plan.cols, plan.processors.size());
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("{} ({} row{}) with N = {} (from {}): {}", plan.source, m, m == 1 ? "" : "s",
+                                 plan.cols, plan.cols_from, e.what()));
+  }
+  if (src.profile) predict_from(plan, *src.profile);
+  for (const auto& row : src.meta.rows)
+    if (row.base_power && std::none_of(plan.base_power.begin(), plan.base_power.end(),
+                                       [&](const auto& b) { return b.first == row.processor; }))
+      plan.base_power.emplace_back(row.processor, *row.base_power);
+  return plan;
+}
+
+RunRequest run_request(const Plan& plan) {
+  RunRequest r;
+  r.rows = plan.rows;
+  r.cols = plan.cols;
+  r.predicted = plan.predicted;
+  r.profile_base_power = plan.base_power;
+  r.profile_path = plan.profile;
+  return r;
+}
+
+RunTotals totals(const Plan& plan, const RunOutcome& outcome) {
+  RunTotals t;
+  t.total_energy = plan.model.kind == partition::EnergyKind::total;
+  t.time_predicted = plan.time ? plan.time : outcome.time_predicted();
+  t.energy_measured = outcome.energy_measured();
+  if (!t.energy_measured) return t;
+  t.energy_predicted = plan.energy ? plan.energy : outcome.energy_predicted();
+  if (t.total_energy) *t.energy_measured += plan.model.base_power * outcome.measured.wall.mean;
+  return t;
+}
+
+namespace {
+
+nlohmann::json optional_json(std::optional<double> v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
+
+std::optional<double> optional_from(const nlohmann::json& v) {
+  return v.is_null() ? std::nullopt : std::optional<double>(v.get<double>());
+}
+
+}  // namespace
+
+std::string to_text(const Plan& p) {
+  nlohmann::json predicted = nlohmann::json::array();
+  for (const auto& x : p.predicted) predicted.push_back({optional_json(x.time), optional_json(x.energy)});
+  const nlohmann::json j{{"processors", p.processors}, {"rows", p.rows},
+                         {"source", p.source},         {"time", optional_json(p.time)},
+                         {"energy", optional_json(p.energy)},
+                         {"total", p.model.kind == partition::EnergyKind::total},
+                         {"base_power_w", p.model.base_power},
+                         {"cols", p.cols},             {"cols_from", p.cols_from},
+                         {"predicted", predicted},     {"base_power", p.base_power},
+                         {"profile", p.profile}};
+  return j.dump();
+}
+
+Plan plan_from_text(const std::string& text) {
+  const auto j = nlohmann::json::parse(text);
+  Plan p;
+  p.processors = j.at("processors").get<std::vector<std::string>>();
+  p.rows = j.at("rows").get<std::vector<index_t>>();
+  p.source = j.at("source").get<std::string>();
+  p.time = optional_from(j.at("time"));
+  p.energy = optional_from(j.at("energy"));
+  p.model.kind = j.at("total").get<bool>() ? partition::EnergyKind::total : partition::EnergyKind::dynamic;
+  p.model.base_power = j.at("base_power_w").get<double>();
+  p.cols = j.at("cols").get<index_t>();
+  p.cols_from = j.at("cols_from").get<std::string>();
+  for (const auto& x : j.at("predicted")) p.predicted.push_back({optional_from(x.at(0)), optional_from(x.at(1))});
+  p.base_power = j.at("base_power").get<std::vector<std::pair<std::string, double>>>();
+  p.profile = j.at("profile").get<std::string>();
+  return p;
+}
+
+}  // namespace ctrl::loop

@@ -1,0 +1,306 @@
+// The front file (written and read back, and every way a hand-edited one is refused) and the plan
+// of a run: from a split, a front's points, a profile's front or load-balanced distribution; N,
+// predictions, base powers and totals; the plan sent between ranks as text.
+#include "catalog/catalog.hpp"
+#include <ctrl/loop/front_file.hpp>
+#include <ctrl/loop/plan.hpp>
+#include <ctrl/loop/profile_file.hpp>
+
+#include <ctrl/partition/pareto.hpp>
+#include <ctrl/partition/profile_csv.hpp>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace ctrl::loop {
+namespace {
+
+namespace fs = std::filesystem;
+
+class Plans : public ::testing::Test {
+ public:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() / ("ctrl-plan-" + std::to_string(::getpid()) + "-" + info->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  std::string write(const std::string& name, const std::string& text) const {
+    const std::string p = (dir_ / name).string();
+    std::ofstream(p, std::ios::binary | std::ios::trunc) << text;
+    return p;
+  }
+  // The message of the UsageError that plan_run throws, or "" when it plans.
+  std::string refusal(const PlanRequest& r) const {
+    try {
+      plan_run(dgemm(), r);
+    } catch (const UsageError& e) {
+      return e.what();
+    }
+    return "";
+  }
+  static const Workload& dgemm() { return apps::catalog().find("dgemm"); }
+
+  // Two processors, sizes 1 to 4: a is slow and frugal, b fast and hungry.
+  std::string csv_profile() const {
+    return write("p.csv",
+                 "processor,size,time,energy\n"
+                 "a,1,1.0,1.0\na,2,2.0,2.0\na,3,3.0,3.0\na,4,4.0,4.0\n"
+                 "b,1,0.5,3.0\nb,2,1.0,6.0\nb,3,1.5,9.0\nb,4,2.0,12.0\n");
+  }
+  // The same profile as `ctrl profile` writes it: dgemm, N = 24, with b's base power.
+  std::string ctrl_profile(const std::string& app = "dgemm") const {
+    std::string text = profile_header() + "\n";
+    for (index_t s = 1; s <= 4; ++s) {
+      const auto x = static_cast<double>(s);
+      ProfileRow a, b;
+      a.processor = "a";
+      b.processor = "b";
+      a.size = b.size = s;
+      a.time = a.energy = x;
+      b.time = 0.5 * x;
+      b.energy = 3.0 * x;
+      b.base_power = 40.0;
+      b.energy_source = "nvml:0";
+      for (ProfileRow* r : {&a, &b}) {
+        r->app = app;
+        r->cols = 24;
+        r->reps = 3;
+        r->converged = true;
+        text += format_profile_row(*r) + "\n";
+      }
+    }
+    return write("ctrl.csv", text);
+  }
+  std::string front_file(const partition::Front& front, index_t workload = 4) const {
+    FrontFile f;
+    f.processors = {"a", "b"};
+    f.workload = workload;
+    f.front = front;
+    return write("front.json", front_json(f));
+  }
+  fs::path dir_;
+};
+
+partition::Front sample_front() {
+  return {{2.0, 12.0, {0, 4}}, {2.0 + 1, 7.0, {3, 1}}, {4.0, 4.0, {4, 0}}};
+}
+
+TEST_F(Plans, AFrontFileReadsBackAsWritten) {
+  FrontFile f;
+  f.processors = {"cpu:0-3", "cuda:0"};
+  f.workload = 4;
+  f.model = {partition::EnergyKind::total, 12.5};
+  f.front = {{0.1 + 0.2, 1.0 / 3, {1, 3}}, {0.7, 0.1, {4, 0}}};
+  const FrontFile back = parse_front_file(front_json(f), "f.json");
+  EXPECT_EQ(back.processors, f.processors);
+  EXPECT_EQ(back.workload, 4);
+  EXPECT_EQ(back.model.kind, partition::EnergyKind::total);
+  EXPECT_EQ(back.model.base_power, 12.5);
+  ASSERT_EQ(back.front.size(), 2U);
+  for (std::size_t k = 0; k < 2; ++k) {
+    EXPECT_EQ(back.front[k].time, f.front[k].time);  // bit for bit
+    EXPECT_EQ(back.front[k].energy, f.front[k].energy);
+    EXPECT_EQ(back.front[k].distribution, f.front[k].distribution);
+  }
+  EXPECT_THROW(front_json(FrontFile{}), UsageError);
+}
+
+TEST_F(Plans, AHandEditedFrontIsRefusedNamingFileAndPoint) {
+  const std::string head = R"({"processors":["a","b"],"workload":4,)";
+  const std::pair<std::string, std::string> cases[] = {
+      {"{", "f.json: not JSON"},
+      {R"({"processors":["a","b"]})", "f.json: not a front written by `ctrl pareto --format json`"},
+      {head + R"("front":[]})", "f.json: the front is empty"},
+      {head + R"("energy":"joules","front":[{"time":1,"energy":1,"distribution":[1,3]}]})",
+       R"(energy "joules" is neither)"},
+      {head + R"("front":[{"time":1,"energy":1,"distribution":[1,2]}]})",
+       "f.json: point 1: the distribution sums to 3, not to the front's workload 4"},
+      {head + R"("front":[{"time":1,"energy":1,"distribution":[4]}]})",
+       "f.json: point 1: a distribution of 1 parts for 2 processors"},
+      {head + R"("front":[{"time":1,"energy":1,"distribution":[5,-1]}]})", "point 1: a distribution part -1 is negative"},
+      {head + R"("front":[{"time":-1,"energy":1,"distribution":[1,3]}]})", "point 1: the time -1 is not a non-negative"},
+      {head + R"("front":[{"time":2,"energy":1,"distribution":[1,3]},{"time":1,"energy":2,"distribution":[0,4]}]})",
+       "f.json: point 2: faster than point 1: a front is sorted by time"},
+      {R"({"processors":["a"],"workload":0,"front":[{"time":1,"energy":1,"distribution":[0]}]})",
+       "the workload 0 is not positive"},
+  };
+  for (const auto& [text, expected] : cases) {
+    try {
+      parse_front_file(text, "f.json");
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << text << "\n" << e.what();
+    }
+  }
+}
+
+TEST_F(Plans, FromAFrontEachPick) {
+  PlanRequest r;
+  r.front = front_file(sample_front());
+  r.pick = Pick::parse("fastest");
+  Plan p = plan_run(dgemm(), r);
+  EXPECT_EQ(p.processors, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(p.rows, (std::vector<index_t>{0, 4}));
+  EXPECT_EQ(p.time, 2.0);
+  EXPECT_EQ(p.energy, 12.0);
+  EXPECT_EQ(p.cols, dgemm().default_cols());
+  EXPECT_TRUE(p.predicted.empty());  // no profile, no predictions
+  r.pick = Pick::parse("least-energy");
+  EXPECT_EQ(plan_run(dgemm(), r).rows, (std::vector<index_t>{4, 0}));
+  r.pick = Pick::parse("2");
+  p = plan_run(dgemm(), r);
+  EXPECT_EQ(p.rows, (std::vector<index_t>{3, 1}));
+  EXPECT_NE(p.source.find("point 2 of 3"), std::string::npos) << p.source;
+  r.pick = Pick::parse("4");
+  EXPECT_NE(refusal(r).find("has 3 points (1 to 3)"), std::string::npos) << refusal(r);
+  // The load-balanced distribution is the profile's, not a point of the file.
+  r.pick = Pick::parse("load-balanced");
+  EXPECT_NE(refusal(r).find("needs the profile"), std::string::npos) << refusal(r);
+  r.profile = csv_profile();
+  p = plan_run(dgemm(), r);
+  EXPECT_EQ(p.rows, (std::vector<index_t>{2, 2}));  // the even split (partition::load_balanced)
+  ASSERT_EQ(p.predicted.size(), 2U);
+  EXPECT_EQ(p.predicted[0].time, 2.0);
+  EXPECT_EQ(p.predicted[1].energy, 6.0);
+  EXPECT_EQ(p.time, 2.0);
+}
+
+TEST_F(Plans, FromAProfileItsFrontOrItsLoadBalancedDistribution) {
+  PlanRequest r;
+  r.profile = csv_profile();
+  r.workload = 6;
+  r.pick = Pick::parse("fastest");
+  const auto front = partition::pareto_front(partition::read_profile_csv(r.profile), 6, {});
+  Plan p = plan_run(dgemm(), r);
+  EXPECT_EQ(p.rows, (std::vector<index_t>(front.front().distribution.begin(), front.front().distribution.end())));
+  EXPECT_EQ(p.time, front.front().time);
+  r.pick = Pick::parse("least-energy");
+  p = plan_run(dgemm(), r);
+  EXPECT_EQ(p.energy, front.back().energy);
+  // 9 rows with at most 4 per processor: no exact split, exit status 3 in the tool.
+  r.workload = 9;
+  EXPECT_THROW(plan_run(dgemm(), r), InfeasibleError);
+  r.pick = Pick::parse("load-balanced");
+  EXPECT_THROW(plan_run(dgemm(), r), InfeasibleError);
+}
+
+TEST_F(Plans, ASplitByHand) {
+  PlanRequest r;
+  r.split = {{"cpu:0", 7}, {"cpu:1", 0}};
+  const Plan p = plan_run(dgemm(), r);
+  EXPECT_EQ(p.total_rows(), 7);
+  EXPECT_EQ(p.source, "the split given");
+  EXPECT_EQ(p.cols_from, "the default of dgemm");
+  EXPECT_FALSE(p.time);
+  r.split = {{"cpu:0", 7}, {"cpu:0", 1}};
+  EXPECT_NE(refusal(r).find("the split given: cpu:0 is given twice"), std::string::npos);
+  r.split = {{"cpu:0", 0}};
+  EXPECT_NE(refusal(r).find("gives no rows to any processor"), std::string::npos);
+  // A split and a pick at once, or neither.
+  r.split = {{"cpu:0", 1}};
+  r.pick = Pick::parse("fastest");
+  EXPECT_NE(refusal(r).find("either a split"), std::string::npos);
+  EXPECT_NE(refusal(PlanRequest{}).find("either a split"), std::string::npos);
+}
+
+TEST_F(Plans, NPredictionsAndBasePowersFromACtrlProfile) {
+  PlanRequest r;
+  r.profile = ctrl_profile();
+  r.split = {{"a", 2}, {"b", 3}, {"c", 1}};
+  Plan p = plan_run(dgemm(), r);
+  EXPECT_EQ(p.cols, 24);
+  EXPECT_EQ(p.cols_from, r.profile);
+  ASSERT_EQ(p.predicted.size(), 3U);
+  EXPECT_EQ(p.predicted[0].time, 2.0);
+  EXPECT_EQ(p.predicted[1].energy, 9.0);
+  EXPECT_FALSE(p.predicted[2].time);  // c is not in the profile
+  ASSERT_EQ(p.base_power.size(), 1U);
+  EXPECT_EQ(p.base_power[0], (std::pair<std::string, double>{"b", 40.0}));
+  const RunRequest run = run_request(p);
+  EXPECT_EQ(run.rows, p.rows);
+  EXPECT_EQ(run.cols, 24);
+  EXPECT_EQ(run.profile_base_power, p.base_power);
+  // N is the profile's: another one is refused, as is the profile of another application.
+  r.cols = 32;
+  EXPECT_NE(refusal(r).find("the N given 32, but " + r.profile + " was measured with N = 24"), std::string::npos) << refusal(r);
+  r.cols.reset();
+  r.profile = ctrl_profile("fft2d");
+  EXPECT_NE(refusal(r).find("is a profile of fft2d, not of dgemm"), std::string::npos) << refusal(r);
+}
+
+TEST_F(Plans, TotalsArePredictedByTheFrontAndCountTheBasePowerForTotalEnergy) {
+  Plan plan;
+  plan.processors = {"a", "b"};
+  plan.rows = {1, 3};
+  RunOutcome o;
+  o.measured.wall.mean = 2.0;
+  ProcessorRun a, b;
+  a.name = "a";
+  a.rows = 1;
+  a.predicted = {1.0, 1.0};
+  b.name = "b";
+  b.rows = 3;
+  b.predicted = {1.5, 9.0};
+  b.energy = Estimate{};
+  b.energy->mean = 10.0;
+  o.processors = {a, b};
+  RunTotals t = totals(plan, o);
+  EXPECT_EQ(t.time_predicted, 1.5);    // the slowest processor's prediction
+  EXPECT_EQ(t.energy_measured, 10.0);  // b alone has a sensor
+  EXPECT_EQ(t.energy_predicted, 9.0);
+  plan.time = 1.6;
+  plan.energy = 20.0;
+  plan.model = {partition::EnergyKind::total, 5.0};
+  t = totals(plan, o);
+  EXPECT_TRUE(t.total_energy);
+  EXPECT_EQ(t.time_predicted, 1.6);
+  EXPECT_EQ(t.energy_measured, 10.0 + 5.0 * 2.0);
+  EXPECT_EQ(t.energy_predicted, 20.0);
+  o.processors[1].energy.reset();
+  t = totals(plan, o);
+  EXPECT_FALSE(t.energy_measured);
+  EXPECT_FALSE(t.energy_predicted);
+}
+
+TEST_F(Plans, APlanTravelsAsText) {
+  PlanRequest r;
+  r.profile = ctrl_profile();
+  r.workload = 5;
+  r.pick = Pick::parse("least-energy");
+  const Plan p = plan_run(dgemm(), r);
+  const Plan q = plan_from_text(to_text(p));
+  EXPECT_EQ(q.processors, p.processors);
+  EXPECT_EQ(q.rows, p.rows);
+  EXPECT_EQ(q.source, p.source);
+  EXPECT_EQ(q.time, p.time);
+  EXPECT_EQ(q.energy, p.energy);
+  EXPECT_EQ(q.cols, p.cols);
+  EXPECT_EQ(q.cols_from, p.cols_from);
+  ASSERT_EQ(q.predicted.size(), p.predicted.size());
+  for (std::size_t i = 0; i < p.predicted.size(); ++i) {
+    EXPECT_EQ(q.predicted[i].time, p.predicted[i].time);
+    EXPECT_EQ(q.predicted[i].energy, p.predicted[i].energy);
+  }
+  EXPECT_EQ(q.base_power, p.base_power);
+  EXPECT_EQ(q.profile, p.profile);
+}
+
+TEST(Pick, ParsesItsNamesAndNumbers) {
+  EXPECT_EQ(Pick::parse("fastest").kind, Pick::fastest);
+  EXPECT_EQ(Pick::parse("time-optimal").kind, Pick::fastest);
+  EXPECT_EQ(Pick::parse("energy-optimal").kind, Pick::least_energy);
+  EXPECT_EQ(Pick::parse("load-balanced").kind, Pick::load_balanced);
+  EXPECT_EQ(Pick::parse("3").k, 3U);
+  for (const char* bad : {"0", "-1", "fast", "", "1.5"}) EXPECT_THROW(Pick::parse(bad), UsageError) << bad;
+}
+
+}  // namespace
+}  // namespace ctrl::loop
