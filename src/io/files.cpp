@@ -120,6 +120,16 @@ FileDescriptor open_input(const std::filesystem::path& path) {
 
 std::string read_input(const std::filesystem::path& path) { return read_all(open_input(path).get(), path); }
 
+std::string read_user_input(const std::filesystem::path& path) {
+  try {
+    return read_input(path);
+  } catch (const UsageError&) {
+    throw;
+  } catch (const Error& e) {
+    throw UsageError(e.what());
+  }
+}
+
 std::optional<LockedFile> open_locked(const std::filesystem::path& path) {
   check_output(path);
   // O_EXCL first, to know whether this process made the file; never through a symbolic link.

@@ -30,7 +30,7 @@ partition::Size integer(const json& v, const std::string& where, const char* wha
   return v.get<partition::Size>();
 }
 
-double measure(const json& v, const std::string& where, const char* what) {
+double non_negative(const json& v, const std::string& where, const char* what) {
   if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
     throw UsageError(fmt::format("{}: {} {} is not a non-negative number", where, what, v.dump()));
   return v.get<double>();
@@ -38,8 +38,8 @@ double measure(const json& v, const std::string& where, const char* what) {
 
 partition::Solution parse_point(const json& p, const FrontFile& f, const std::string& where) {
   partition::Solution s;
-  s.time = measure(p.at("time"), where, "the time");
-  s.energy = measure(p.at("energy"), where, "the energy");
+  s.time = non_negative(p.at("time"), where, "the time");
+  s.energy = non_negative(p.at("energy"), where, "the energy");
   const json& parts = p.at("distribution");
   if (!parts.is_array()) throw UsageError(where + ": the distribution is not a list");
   for (const json& part : parts) {
@@ -73,7 +73,7 @@ FrontFile parse_document(const json& doc, const std::string& path) {
   if (energy != "dynamic" && energy != "total")
     throw UsageError(fmt::format("{}: energy \"{}\" is neither \"dynamic\" nor \"total\"", path, energy));
   f.model.kind = energy == "total" ? partition::EnergyKind::total : partition::EnergyKind::dynamic;
-  if (doc.contains("base_power")) f.model.base_power = measure(doc.at("base_power"), path, "the base power");
+  if (doc.contains("base_power")) f.model.base_power = non_negative(doc.at("base_power"), path, "the base power");
   const json& front = doc.at("front");
   if (!front.is_array() || front.empty()) throw UsageError(path + ": the front is empty");
   for (std::size_t k = 0; k < front.size(); ++k) {

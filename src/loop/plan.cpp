@@ -132,22 +132,6 @@ void choose_cols(Plan& plan, const Workload& app, const PlanRequest& r, const Pr
   }
 }
 
-// What the profile predicts for each processor at its rows (nothing for sizes it lacks).
-void predict_from(Plan& plan, const partition::Profile& profile) {
-  const std::vector<std::string> names = profile.names();
-  plan.predicted.assign(plan.processors.size(), {});
-  for (std::size_t i = 0; i < plan.processors.size(); ++i) {
-    if (plan.rows[i] == 0) {
-      plan.predicted[i] = {0.0, 0.0};
-      continue;
-    }
-    const auto it = std::find(names.begin(), names.end(), plan.processors[i]);
-    if (it == names.end()) continue;
-    if (const auto* pt = profile[static_cast<std::size_t>(it - names.begin())].find(plan.rows[i]))
-      plan.predicted[i] = {pt->time, pt->energy};
-  }
-}
-
 }  // namespace
 
 Pick Pick::parse(std::string_view text) {
@@ -200,7 +184,7 @@ Plan plan_run(const Workload& app, const PlanRequest& r) {
     throw UsageError(fmt::format("{} ({} row{}) with N = {} (from {}): {}", plan.source, m, m == 1 ? "" : "s",
                                  plan.cols, plan.cols_from, e.what()));
   }
-  if (src.profile) predict_from(plan, *src.profile);
+  if (src.profile) plan.predicted = predict(*src.profile, plan.processors, plan.rows);
   for (const auto& row : src.meta.rows)
     if (row.base_power && std::none_of(plan.base_power.begin(), plan.base_power.end(),
                                        [&](const auto& b) { return b.first == row.processor; }))

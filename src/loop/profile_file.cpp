@@ -27,8 +27,6 @@ constexpr const char* columns[] = {"processor", "size",          "time",       "
                                    "energy_source", "converged", "gflops",     "app",           "cols"};
 constexpr std::size_t ncols = std::size(columns);
 
-std::string field(const std::string& s) { return io::csv_field(s); }
-
 std::string number(double v) { return fmt::format("{}", v); }
 std::string optional_number(const std::optional<double>& v) { return v ? number(*v) : std::string(); }
 
@@ -41,10 +39,10 @@ std::string profile_header() {
 }
 
 std::string format_profile_row(const ProfileRow& r) {
-  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", field(r.processor), r.size, number(r.time),
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", io::csv_field(r.processor), r.size, number(r.time),
                      number(r.energy), r.reps, r.batch, number(r.time_ci), optional_number(r.energy_ci),
-                     optional_number(r.energy_measured), optional_number(r.base_power), field(r.energy_source),
-                     r.converged ? 1 : 0, number(r.gflops), field(r.app), r.cols);
+                     optional_number(r.energy_measured), optional_number(r.base_power), io::csv_field(r.energy_source),
+                     r.converged ? 1 : 0, number(r.gflops), io::csv_field(r.app), r.cols);
 }
 
 namespace {
@@ -56,14 +54,16 @@ std::string read_if_present(const std::string& path) {
   return io::read_input(path);
 }
 
-}  // namespace
-
-bool is_profile_file(const std::string& path) {
-  const std::string text = read_if_present(path);
+// Whether the text's first line is profile_header() (a line end of "\r\n" too).
+bool has_profile_header(const std::string& text) {
   std::string line = text.substr(0, text.find('\n'));
   if (!line.empty() && line.back() == '\r') line.pop_back();
   return line == profile_header();
 }
+
+}  // namespace
+
+bool is_profile_file(const std::string& path) { return has_profile_header(read_if_present(path)); }
 
 ProfileFile read_profile_file(const std::string& path) { return parse_profile_file(read_if_present(path), path); }
 
@@ -232,18 +232,9 @@ void ProfileWriter::write(const std::vector<ProfileRow>& rows) {
 }
 
 LoadedProfile read_profile(const std::string& path) {
-  std::string text;
-  try {
-    text = io::read_input(path);
-  } catch (const UsageError&) {
-    throw;
-  } catch (const Error& e) {  // cannot be read: the user's input is wrong, as for any profile
-    throw UsageError(e.what());
-  }
+  const std::string text = io::read_user_input(path);
   LoadedProfile loaded;
-  std::string first = text.substr(0, text.find('\n'));
-  if (!first.empty() && first.back() == '\r') first.pop_back();
-  if (first != profile_header()) {
+  if (!has_profile_header(text)) {
     loaded.profile = partition::parse_profile_csv(text, path);
     return loaded;
   }

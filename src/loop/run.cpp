@@ -90,22 +90,33 @@ std::optional<double> RunOutcome::energy_predicted() const {
   return e;
 }
 
-std::vector<Prediction> predict(const ProfileFile& profile, const std::vector<std::string>& names,
+std::vector<Prediction> predict(const partition::Profile& profile, const std::vector<std::string>& names,
                                 const std::vector<index_t>& rows) {
   if (names.size() != rows.size())
     throw UsageError(fmt::format("predict: {} processors and {} parts", names.size(), rows.size()));
+  const std::vector<std::string> known = profile.names();
   std::vector<Prediction> out(names.size());
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (rows[i] == 0) {
       out[i] = {0.0, 0.0};
       continue;
     }
-    for (const auto& r : profile.rows)
-      if (r.processor == names[i] && r.size == rows[i]) {
-        out[i].time = r.time;
-        if (r.energy_source != "none") out[i].energy = r.energy;
-      }
+    const auto it = std::find(known.begin(), known.end(), names[i]);
+    if (it == known.end()) continue;
+    if (const auto* pt = profile[static_cast<std::size_t>(it - known.begin())].find(rows[i]))
+      out[i] = {pt->time, pt->energy};
   }
+  return out;
+}
+
+std::vector<Prediction> predict(const ProfileFile& profile, const std::vector<std::string>& names,
+                                const std::vector<index_t>& rows) {
+  std::vector<Prediction> out = predict(to_partition_profile(profile), names, rows);
+  // The file's energy 0 of a processor without a sensor is no measurement.
+  for (std::size_t i = 0; i < names.size(); ++i)
+    for (const auto& r : profile.rows)
+      if (rows[i] != 0 && r.processor == names[i] && r.size == rows[i] && r.energy_source == "none")
+        out[i].energy.reset();
   return out;
 }
 

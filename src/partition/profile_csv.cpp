@@ -148,17 +148,8 @@ double parse_profile_value(const std::string& f, const char* what, const std::st
 Profile parse_profile_csv(std::string_view text, const std::string& source) { return Reader(source).parse(text); }
 
 Profile read_profile_csv(const std::string& path) {
-  // io::read_input refuses what is not a regular file (a FIFO would block the reader); its
-  // failures are this reader's bad input.
-  std::string text;
-  try {
-    text = io::read_input(path);
-  } catch (const UsageError&) {
-    throw;
-  } catch (const Error& e) {
-    throw UsageError(e.what());
-  }
-  return parse_profile_csv(text, path);
+  // What is not a regular file is refused (a FIFO would block the reader).
+  return parse_profile_csv(io::read_user_input(path), path);
 }
 
 }  // namespace ctrl::partition

@@ -55,6 +55,9 @@ FileDescriptor open_input(const std::filesystem::path& path);
 
 // The whole contents of an input file (open_input, then read).
 std::string read_input(const std::filesystem::path& path);
+// The same for a file the user names as input to a reader (a profile): a failure to read it is
+// that input's fault too, a UsageError like the others.
+std::string read_user_input(const std::filesystem::path& path);
 
 // A file that one process at a time updates in place (ctrl profile's profile): opened for reading
 // and writing, created when missing, never through a symbolic link, a regular file only (as

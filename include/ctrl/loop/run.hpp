@@ -77,5 +77,8 @@ RunOutcome run_distribution(const Workload& app, const RunRequest& request, Plat
 // processor and size; nullopt where there is none). `names` are the processors, in order.
 std::vector<Prediction> predict(const ProfileFile& profile, const std::vector<std::string>& names,
                                 const std::vector<index_t>& rows);
+// The same from any profile's points (a processor without a sensor has energy 0 there).
+std::vector<Prediction> predict(const partition::Profile& profile, const std::vector<std::string>& names,
+                                const std::vector<index_t>& rows);
 
 }  // namespace ctrl::loop
