@@ -1,5 +1,5 @@
 // blackscholes for the loop: call and put prices of x options per processor (1-D arrays; N is not
-// used), with the case study's defaults (riskfree 0.02, volatility 0.30) and input ranges.
+// used), with the case study's parameters (--riskfree, 0.02 by default; --volatility, 0.30) and input ranges.
 #include "blackscholes/blackscholes_kernels.hpp"
 #include "blackscholes/blackscholes_reference.hpp"
 #include "catalog/catalog.hpp"
@@ -10,9 +10,15 @@
 
 namespace apps {
 
-std::unique_ptr<ctrl::loop::Workload> blackscholes_workload() {
+std::vector<ctrl::loop::Parameter> blackscholes_parameters() {
+  return {{.name = "riskfree", .help = "the riskless interest rate, a year", .value = 0.02},
+          {.name = "volatility", .help = "the volatility, a year (> 0)", .value = 0.30, .min = 0, .min_exclusive = true}};
+}
+
+std::unique_ptr<ctrl::loop::Workload> blackscholes_workload(const ctrl::loop::Settings& settings) {
   using namespace ctrl::loop;
-  constexpr float riskfree = 0.02F, volatility = 0.30F;
+  const auto riskfree = static_cast<float>(settings["riskfree"]);
+  const auto volatility = static_cast<float>(settings["volatility"]);
   auto w = std::make_unique<Divisible>(
       "blackscholes", "European call and put prices of x options per processor, in float (N is not used)", 1);
   const auto price = w->input<float>("price", {Rows}, random_values<float>(5.0, 30.0));

@@ -8,10 +8,10 @@ const ctrl::loop::Catalog& catalog() {
     c.add(dgemm_workload());
     c.add(fft2d_workload());
     c.add(matadd_workload());
-    c.add(blackscholes_workload());
+    c.add(blackscholes_parameters(), blackscholes_workload);
     c.add(matmul_workload());
-    c.add(jacobi_workload());
-    c.add(recurrence_workload());
+    c.add(jacobi_parameters(), jacobi_workload);
+    c.add(recurrence_parameters(), recurrence_workload);
     return c;
   }();
   return all;

@@ -1,13 +1,15 @@
 // Every application the ctrl tool profiles and runs (`ctrl profile APP`, `ctrl run APP`): dgemm and
 // fft2d, the HEPOPTA paper's, and the case studies described for the loop as divisible workloads
-// (docs/loop.md, "Applications"). Each is made by a function of its own folder; catalog() holds
-// one of each, in this order.
+// (docs/loop.md, "Applications"). Each is made by a function of its own folder (from the values of
+// its parameters, where it has some: jacobi's --iterations); catalog() holds one of each, in this
+// order.
 #pragma once
 #include <ctrl/loop/workload.hpp>
 
 #include <memory>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace apps {
 
@@ -26,9 +28,12 @@ std::string words(const A&... parts) {
 std::unique_ptr<ctrl::loop::Workload> dgemm_workload();
 std::unique_ptr<ctrl::loop::Workload> fft2d_workload();
 std::unique_ptr<ctrl::loop::Workload> matadd_workload();
-std::unique_ptr<ctrl::loop::Workload> blackscholes_workload();
+std::vector<ctrl::loop::Parameter> blackscholes_parameters();
+std::unique_ptr<ctrl::loop::Workload> blackscholes_workload(const ctrl::loop::Settings& settings);
 std::unique_ptr<ctrl::loop::Workload> matmul_workload();
-std::unique_ptr<ctrl::loop::Workload> jacobi_workload();
-std::unique_ptr<ctrl::loop::Workload> recurrence_workload();
+std::vector<ctrl::loop::Parameter> jacobi_parameters();
+std::unique_ptr<ctrl::loop::Workload> jacobi_workload(const ctrl::loop::Settings& settings);
+std::vector<ctrl::loop::Parameter> recurrence_parameters();
+std::unique_ptr<ctrl::loop::Workload> recurrence_workload(const ctrl::loop::Settings& settings);
 
 }  // namespace apps

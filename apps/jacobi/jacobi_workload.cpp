@@ -1,4 +1,4 @@
-// jacobi for the loop: 100 Jacobi sweeps of an x x N block of rows per processor, the boundary of
+// jacobi for the loop: --iterations Jacobi sweeps (100 by default) of an x x N block of rows per processor, the boundary of
 // the whole matrix fixed. A sweep of a block reads one row above and below it (its halo), which
 // the neighbouring blocks own: after every sweep each block's first and last rows go to its
 // neighbours (BlockRun::exchange). The result is the one-controller result for any distribution.
@@ -13,9 +13,13 @@
 
 namespace apps {
 
-std::unique_ptr<ctrl::loop::Workload> jacobi_workload() {
+std::vector<ctrl::loop::Parameter> jacobi_parameters() {
+  return {{.name = "iterations", .help = "the number of Jacobi sweeps", .value = 100, .integer = true, .min = 0}};
+}
+
+std::unique_ptr<ctrl::loop::Workload> jacobi_workload(const ctrl::loop::Settings& settings) {
   using namespace ctrl::loop;
-  constexpr int iterations = 100;
+  const int iterations = settings.integer("iterations");
   auto w = std::make_unique<Divisible>(
       "jacobi", words(iterations, " Jacobi sweeps of the heat equation on x rows of N floats per processor, halos "
                             "exchanged after every sweep"),
@@ -71,7 +75,7 @@ std::unique_ptr<ctrl::loop::Workload> jacobi_workload() {
                 compare(reference::jacobi(sub, static_cast<std::size_t>(hi - lo), n, iterations), lo, blk);
               }
             });
-  w->flops([](ctrl::index_t rows, ctrl::index_t cols) {
+  w->flops([=](ctrl::index_t rows, ctrl::index_t cols) {
     return 4.0 * iterations * static_cast<double>(rows) * static_cast<double>(cols);
   });
   return w;

@@ -1,4 +1,4 @@
-// recurrence for the loop: y = x_K of the recurrence of every element (K = 100), a block of rows
+// recurrence for the loop: y = x_K of the recurrence of every element (K = --iterations, 100 by default), a block of rows
 // per processor. Every element depends only on its own input, so a row split needs no halo: each
 // step reads the previous step's value of the same element, never a neighbour's.
 #include "catalog/catalog.hpp"
@@ -11,9 +11,14 @@
 
 namespace apps {
 
-std::unique_ptr<ctrl::loop::Workload> recurrence_workload() {
+std::vector<ctrl::loop::Parameter> recurrence_parameters() {
+  return {{.name = "iterations", .help = "how many times the recurrence is applied (K)", .value = 100, .integer = true,
+           .min = 0}};
+}
+
+std::unique_ptr<ctrl::loop::Workload> recurrence_workload(const ctrl::loop::Settings& settings) {
   using namespace ctrl::loop;
-  constexpr int iterations = 100;
+  const int iterations = settings.integer("iterations");
   auto w = std::make_unique<Divisible>(
       "recurrence", words("y[x x N] = the recurrence applied ", iterations, " times to every element of x"), 1024);
   const auto x = w->input<float>("x", {Rows, N});
@@ -34,7 +39,7 @@ std::unique_ptr<ctrl::loop::Workload> recurrence_workload() {
                 notes.rows_checked(static_cast<std::size_t>(blk.rows()));
               }
             });
-  w->flops([](ctrl::index_t rows, ctrl::index_t cols) {
+  w->flops([=](ctrl::index_t rows, ctrl::index_t cols) {
     return 9.0 * iterations * static_cast<double>(rows) * static_cast<double>(cols);  // 9 per step
   });
   return w;

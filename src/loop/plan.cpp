@@ -28,8 +28,8 @@ Source read_source(const Workload& app, const PlanRequest& r) {
   LoadedProfile loaded = read_profile(r.profile);
   s.profile = std::move(loaded.profile);
   if (loaded.file) s.meta = std::move(*loaded.file);
-  if (!s.meta.rows.empty() && s.meta.rows.front().app != app.name())
-    throw UsageError(fmt::format("{} is a profile of {}, not of {}", r.profile, s.meta.rows.front().app, app.name()));
+  if (!s.meta.rows.empty() && s.meta.rows.front().app != app.identity())
+    throw UsageError(fmt::format("{} is a profile of {}, not of {}", r.profile, s.meta.rows.front().app, app.identity()));
   return s;
 }
 

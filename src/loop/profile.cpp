@@ -38,13 +38,13 @@ ResumePlan plan_resume(const ProfileRequest& req, const ProfileFile& existing, c
   const ProfileRow* first = existing.rows.empty() ? nullptr : &existing.rows.front();
   if (first != nullptr) {
     const bool same_app = std::all_of(existing.rows.begin(), existing.rows.end(),
-                                      [&](const ProfileRow& r) { return r.app == app.name(); });
+                                      [&](const ProfileRow& r) { return r.app == app.identity(); });
     const bool same_cols = std::all_of(existing.rows.begin(), existing.rows.end(),
                                        [&](const ProfileRow& r) { return r.cols == first->cols; });
     if (!same_app || !same_cols || (req.cols != 0 && first->cols != req.cols) || existing.processors != names) {
       plan.error = fmt::format("--out {} holds a profile of {} with N = {} on {}; this command asks for {} with N = {} on "
                                "{}: repeat the same command to resume it, or choose another --out",
-                               req.out, first->app, first->cols, join_names(existing.processors), app.name(),
+                               req.out, first->app, first->cols, join_names(existing.processors), app.identity(),
                                req.cols != 0 ? fmt::format("{}", req.cols) : std::string("default"), join_names(names));
       return plan;
     }
@@ -243,7 +243,7 @@ ProfileOutcome run_profile(const Workload& app, const ProfileRequest& req, Platf
       }
       r.converged = m.converged;
       r.gflops = pr.time.mean > 0 ? app.flops(size, outcome.cols) / pr.time.mean / 1e9 : 0.0;
-      r.app = app.name();
+      r.app = app.identity();
       r.cols = outcome.cols;
       rows.push_back(std::move(r));
     }

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include <climits>
 
@@ -54,26 +55,124 @@ Block Problem::local_block(Block b, const char* app) const {
   return {b.begin - first, b.end - first};
 }
 
+Settings::Settings(std::string app, std::vector<Parameter> parameters)
+    : app_(std::move(app)), parameters_(std::move(parameters)) {
+  for (const Parameter& p : parameters_) values_.push_back(p.value);
+}
+
+const Parameter& Settings::find(std::string_view name) const {
+  for (const Parameter& p : parameters_)
+    if (p.name == name) return p;
+  std::vector<std::string> known;
+  for (const Parameter& p : parameters_) known.push_back(p.name);
+  throw UsageError(known.empty() ? fmt::format("{} takes no parameter '{}' (it has none)", app_, name)
+                                 : fmt::format("{} takes no parameter '{}' (its parameters: {})", app_, name,
+                                               fmt::join(known, ", ")));
+}
+
+Settings& Settings::set(std::string_view name, double value) {
+  const Parameter& p = find(name);
+  const auto bad = [&](std::string_view why) {
+    return UsageError(fmt::format("{}: {} = {} {}", app_, p.name, value, why));
+  };
+  if (!std::isfinite(value)) throw bad("is not a finite number");
+  if (p.integer && (value != std::floor(value) || std::fabs(value) > INT_MAX)) throw bad("is not an integer");
+  if (p.min_exclusive ? !(value > p.min) : !(value >= p.min))
+    throw bad(fmt::format("is below the least allowed ({} {})", p.min_exclusive ? "above" : "at least", p.min));
+  if (!(value <= p.max)) throw bad(fmt::format("is above the most allowed ({})", p.max));
+  values_[static_cast<std::size_t>(&p - parameters_.data())] = value;
+  return *this;
+}
+
+double Settings::operator[](std::string_view name) const {
+  return values_[static_cast<std::size_t>(&find(name) - parameters_.data())];
+}
+
+int Settings::integer(std::string_view name) const {
+  const Parameter& p = find(name);
+  if (!p.integer) throw UsageError(fmt::format("{}: parameter {} is not an integer one", app_, p.name));
+  return static_cast<int>((*this)[name]);
+}
+
+std::string Settings::text() const {
+  std::string out;
+  for (std::size_t i = 0; i < parameters_.size(); ++i)
+    if (values_[i] != parameters_[i].value)
+      out += fmt::format("{}{}={}", out.empty() ? "" : " ", parameters_[i].name, values_[i]);
+  return out;
+}
+
+std::string Workload::identity() const {
+  const std::string s = settings_.text();
+  return s.empty() ? name() : name() + " " + s;
+}
+
 void Catalog::add(std::unique_ptr<Workload> workload) {
   if (!workload) throw UsageError("Catalog::add: no workload");
-  if (contains(workload->name()))
-    throw UsageError(fmt::format("Catalog::add: an application named '{}' is there already", workload->name()));
-  workloads_.push_back(std::move(workload));
+  workload->settings_ = Settings(workload->name(), {});
+  add_entry({std::move(workload), {}, {}});
+}
+
+void Catalog::add(std::vector<Parameter> parameters, Factory make) {
+  if (!make) throw UsageError("Catalog::add: no function that makes the workload");
+  for (std::size_t i = 0; i < parameters.size(); ++i) {
+    const Parameter& p = parameters[i];
+    if (p.name.empty() || p.name.find_first_of(" =,\"") != std::string::npos)
+      throw UsageError(fmt::format("Catalog::add: parameter name '{}' is empty or holds a space, '=', ',' or '\"'",
+                                   p.name));
+    for (std::size_t j = 0; j < i; ++j)
+      if (parameters[j].name == p.name) throw UsageError(fmt::format("Catalog::add: parameter '{}' twice", p.name));
+  }
+  std::unique_ptr<Workload> defaults = make(Settings("the application", parameters));
+  if (!defaults) throw UsageError("Catalog::add: the function made no workload");
+  Settings check(defaults->name(), parameters);
+  for (const Parameter& p : parameters) check.set(p.name, p.value);  // a default must be an allowed value
+  defaults->settings_ = Settings(defaults->name(), parameters);
+  add_entry({std::move(defaults), std::move(parameters), std::move(make)});
+}
+
+void Catalog::add_entry(Entry e) {
+  if (contains(e.defaults->name()))
+    throw UsageError(fmt::format("Catalog::add: an application named '{}' is there already", e.defaults->name()));
+  entries_.push_back(std::move(e));
+}
+
+const Catalog::Entry& Catalog::entry(std::string_view name) const {
+  for (const Entry& e : entries_)
+    if (e.defaults->name() == name) return e;
+  throw UsageError(fmt::format("unknown application '{}': the applications are {}", name, fmt::join(names(), ", ")));
 }
 
 bool Catalog::contains(std::string_view name) const {
-  return std::any_of(workloads_.begin(), workloads_.end(), [&](const auto& w) { return w->name() == name; });
+  return std::any_of(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.defaults->name() == name; });
 }
 
-const Workload& Catalog::find(std::string_view name) const {
-  for (const auto& w : workloads_)
-    if (w->name() == name) return *w;
-  throw UsageError(fmt::format("unknown application '{}': the applications are {}", name, fmt::join(names(), ", ")));
+const Workload& Catalog::find(std::string_view name) const { return *entry(name).defaults; }
+
+Settings Catalog::defaults(std::string_view name) const {
+  const Entry& e = entry(name);
+  return Settings(e.defaults->name(), e.parameters);
+}
+
+std::shared_ptr<const Workload> Catalog::make(std::string_view name, const Settings& settings) const {
+  const Entry& e = entry(name);
+  const auto& given = settings.parameters();
+  const bool same = given.size() == e.parameters.size() &&
+                    std::equal(given.begin(), given.end(), e.parameters.begin(),
+                               [](const Parameter& a, const Parameter& b) { return a.name == b.name; });
+  if (!same)
+    throw UsageError(fmt::format("Catalog::make: these settings are not {}'s (start from defaults(\"{}\"))", name, name));
+  if (settings.text().empty()) return e.defaults;
+  std::unique_ptr<Workload> w = e.make(settings);
+  if (!w || w->name() != e.defaults->name())
+    throw UsageError(fmt::format("Catalog::make: the function of {} made {}", name, w ? w->name() : "nothing"));
+  w->settings_ = settings;
+  return w;
 }
 
 std::vector<std::string> Catalog::names() const {
   std::vector<std::string> out;
-  for (const auto& w : workloads_) out.push_back(w->name());
+  for (const Entry& e : entries_) out.push_back(e.defaults->name());
   return out;
 }
 

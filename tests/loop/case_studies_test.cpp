@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 #include <thread>
@@ -71,7 +72,9 @@ TEST_P(CaseStudy, AnyDistributionGivesTheOneControllerResult) {
   for (const auto& [devices, rows] : splits) {
     SCOPED_TRACE(::testing::Message() << rows[0] << " + " << rows[1] << (rows.size() > 2 ? " + ..." : ""));
     const auto result = run_distribution(app, c.cols, devices, rows);
-    if (c.exact) EXPECT_EQ(result, one);
+    if (c.exact) {
+      EXPECT_EQ(result, one);
+    }
   }
 }
 
@@ -86,6 +89,65 @@ TEST(CaseStudy, TheCatalogListsEveryApplication) {
   for (const char* n : {"dgemm", "fft2d", "matadd", "blackscholes", "matmul", "jacobi", "recurrence"})
     EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
   EXPECT_THROW(apps::catalog().find("mandelbrot"), UsageError);
+}
+
+// Parameters: the catalog makes an application from their values; the values reach the kernels
+// (fewer sweeps, another result), distributed runs still give the one-controller result, and the
+// identity names what differs from the defaults.
+TEST(CaseStudy, ParametersMakeAnotherWorkloadWithItsOwnIdentity) {
+  const Catalog& cat = apps::catalog();
+  Settings s = cat.defaults("jacobi");
+  ASSERT_EQ(s.parameters().size(), 1U);
+  EXPECT_EQ(s["iterations"], 100);
+  EXPECT_EQ(s.text(), "");
+  EXPECT_EQ(cat.make("jacobi", s).get(), &cat.find("jacobi"));  // the defaults: the catalog's own
+  EXPECT_EQ(cat.find("jacobi").identity(), "jacobi");
+  s.set("iterations", 3);
+  EXPECT_EQ(s.integer("iterations"), 3);
+  EXPECT_EQ(s.text(), "iterations=3");
+  const auto three = cat.make("jacobi", s);
+  EXPECT_EQ(three->identity(), "jacobi iterations=3");
+  EXPECT_NE(three->summary(8).find("3 Jacobi sweeps"), std::string::npos) << three->summary(8);
+  EXPECT_DOUBLE_EQ(three->flops(2, 5), 4.0 * 3 * 2 * 5);
+
+  const auto one = run_distribution(*three, 12, {"cpu:0"}, {17});
+  EXPECT_EQ(run_distribution(*three, 12, {"cpu:0", "offload:1", "cpu:1"}, {6, 1, 10}), one);
+  EXPECT_NE(run_distribution(cat.find("jacobi"), 12, {"cpu:0"}, {17}), one);
+
+  Settings bs = cat.defaults("blackscholes");
+  bs.set("riskfree", 0.05).set("volatility", 0.2);
+  EXPECT_EQ(cat.make("blackscholes", bs)->identity(), "blackscholes riskfree=0.05 volatility=0.2");
+  EXPECT_NE(run_distribution(*cat.make("blackscholes", bs), 1, {"cpu:0"}, {40}),
+            run_distribution(cat.find("blackscholes"), 1, {"cpu:0"}, {40}));
+
+  EXPECT_THROW(s.set("volatility", 1), UsageError);   // not jacobi's
+  EXPECT_THROW(s.set("iterations", 1.5), UsageError);
+  EXPECT_THROW(s.set("iterations", -1), UsageError);
+  EXPECT_THROW(bs.set("volatility", 0), UsageError);  // bound exclusive
+  EXPECT_THROW(bs.set("riskfree", std::numeric_limits<double>::infinity()), UsageError);
+  EXPECT_THROW((void)cat.make("blackscholes", s), UsageError);  // jacobi's settings
+  EXPECT_THROW((void)cat.defaults("dgemm")["iterations"], UsageError);
+  EXPECT_EQ(cat.defaults("dgemm").parameters().size(), 0U);
+}
+
+// A user's catalog: a parameter's name must be usable as an option, once; a default must be allowed.
+TEST(CaseStudy, ACatalogRefusesBadParameters) {
+  const auto make = [](const Settings&) { return std::unique_ptr<Workload>(); };
+  Catalog c;
+  EXPECT_THROW(c.add({{.name = "two words", .help = ""}}, make), UsageError);
+  EXPECT_THROW(c.add({{.name = "k", .help = ""}, {.name = "k", .help = ""}}, make), UsageError);
+  EXPECT_THROW(c.add({{.name = "k", .help = ""}}, make), UsageError);  // made nothing
+  const auto fill = [](const Settings& s) {
+    auto d = std::make_unique<Divisible>("filled", "fill " + std::to_string(s.integer("k")));
+    const auto in = d->input<float>("in", {Rows, N});
+    const auto out = d->output<float>("out", {Rows, N});
+    d->compute([=](BlockRun& r) { r.launch<Fill>(Threads(r.rows(), r.cols()), r[out], r[in]); });
+    return std::unique_ptr<Workload>(std::move(d));
+  };
+  EXPECT_THROW(c.add({{.name = "k", .help = "", .value = -1, .integer = true, .min = 0}}, fill), UsageError);
+  c.add({{.name = "k", .help = "", .value = 2, .integer = true, .min = 0}}, fill);
+  EXPECT_EQ(c.names(), std::vector<std::string>{"filled"});
+  EXPECT_THROW(c.add({{.name = "k", .help = "", .value = 2, .integer = true}}, fill), UsageError);  // the name again
 }
 
 // With a GPU (the H200 machine): the generic kernels and cuBLAS beside CPU groups.
@@ -194,7 +256,7 @@ TEST(Divisible, RefusesMisuseNamingTheArray) {
     return std::string("no error");
   };
   Divisible w("d", "description tests");
-  const auto in = w.input<float>("in", {Rows, N});
+  (void)w.input<float>("in", {Rows, N});
   const auto whole = w.input<float>("whole", {N, 3});
   EXPECT_NE(message([&] { w.input<float>("in", {Rows}); }).find("'in': an array of this name"), std::string::npos);
   EXPECT_NE(message([&] { w.input<float>("late", {N, Rows}); }).find("Rows (the split dimension) must be the first"),

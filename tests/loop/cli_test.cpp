@@ -506,4 +506,91 @@ TEST_F(Cli, BasePowerIsCheckedWithoutAMeter) {
   }
 }
 
+// Every application of the tool goes through profile -> pareto -> run, and its run passes its check.
+class CliApp : public Cli, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(CliApp, ProfileParetoAndRunTheFastestPoint) {
+  const std::string app = GetParam();
+  const Result p = run({"profile", app, "--device", "cpu:0", "--device", "offload:1", "--sizes", "3,6", "--cols", "16",
+                        "--out", path("p.csv")},
+                       quick);
+  ASSERT_EQ(p.code, 0) << p.out << p.err;
+  EXPECT_NE(p.out.find(app + ": "), std::string::npos) << p.out;
+  const Result f = run({"pareto", "--profile", path("p.csv"), "--workload", "9", "--format", "json"});
+  ASSERT_EQ(f.code, 0) << f.err;
+  std::ofstream(path("front.json")) << f.out;
+  const Result r = run({"run", app, "--front", path("front.json"), "--pick", "fastest", "--profile", path("p.csv")},
+                       quick);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("check: passed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("distribution (9 rows)"), std::string::npos) << r.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Loop, CliApp,
+                         ::testing::Values("dgemm", "fft2d", "matadd", "blackscholes", "matmul", "jacobi", "recurrence"),
+                         [](const auto& p) { return p.param; });
+
+// An application's parameters are options of profile and run; they are part of what a profile
+// measured, so a run (or a resumed profile) with other values is refused.
+TEST_F(Cli, ParametersAreOptionsAndPartOfAProfilesIdentity) {
+  const Result help = run({"profile", "--help"});
+  ASSERT_EQ(help.code, 0) << help.err;
+  for (const char* o : {"--iterations", "--riskfree", "--volatility", "jacobi: the number of Jacobi sweeps (default 100)"})
+    EXPECT_NE(help.out.find(o), std::string::npos) << o << " in:\n" << help.out;
+
+  const Result p = run({"profile", "jacobi", "--iterations", "3", "--device", "cpu:0", "--device", "cpu:1", "--sizes",
+                        "4,8", "--cols", "16", "--out", path("p.csv")},
+                       quick);
+  ASSERT_EQ(p.code, 0) << p.out << p.err;
+  EXPECT_NE(p.out.find("3 Jacobi sweeps"), std::string::npos) << p.out;
+  EXPECT_NE(slurp(path("p.csv")).find(",jacobi iterations=3,16"), std::string::npos) << slurp(path("p.csv"));
+
+  const std::vector<std::string> split{"--split", "cpu:0=5", "--split", "cpu:1=7", "--profile", path("p.csv")};
+  const Result r = run({"run", "jacobi", "--iterations", "3", "--format", "json", split[0], split[1], split[2],
+                        split[3], split[4], split[5]},
+                       quick);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc.at("parameters").at("iterations"), 3);
+  EXPECT_TRUE(doc.at("check").at("ok").get<bool>());
+
+  // The same profile for the default sweeps: refused, naming both.
+  const Result other = run({"run", "jacobi", split[0], split[1], split[2], split[3], split[4], split[5]}, quick);
+  EXPECT_EQ(other.code, 2) << other.err;
+  EXPECT_NE(other.err.find("is a profile of jacobi iterations=3, not of jacobi"), std::string::npos) << other.err;
+  // Resuming it with other values: refused too, the file untouched.
+  const std::string before = slurp(path("p.csv"));
+  const Result resume = run({"profile", "jacobi", "--iterations", "4", "--device", "cpu:0", "--device", "cpu:1",
+                             "--sizes", "4,8,12", "--cols", "16", "--out", path("p.csv")},
+                            quick);
+  EXPECT_EQ(resume.code, 2) << resume.err;
+  EXPECT_NE(resume.err.find("jacobi iterations=4"), std::string::npos) << resume.err;
+  EXPECT_EQ(slurp(path("p.csv")), before);
+
+  const Result bs = run({"run", "blackscholes", "--riskfree", "0.05", "--volatility", "0.2", "--split", "cpu:0=33"},
+                        {"--progress", "none", "--no-energy"});
+  ASSERT_EQ(bs.code, 0) << bs.err;
+  EXPECT_NE(bs.out.find("with riskfree=0.05 volatility=0.2"), std::string::npos) << bs.out;
+  EXPECT_NE(bs.out.find("check: passed"), std::string::npos) << bs.out;
+}
+
+TEST_F(Cli, AParameterTheApplicationDoesNotTakeOrABadValueExits2) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+      {{"jacobi", "--riskfree", "0.1"}, "jacobi takes no parameter 'riskfree' (its parameters: iterations)"},
+      {{"dgemm", "--iterations", "3"}, "dgemm takes no parameter 'iterations' (it has none)"},
+      {{"jacobi", "--iterations", "2.5"}, "jacobi: iterations = 2.5 is not an integer"},
+      {{"recurrence", "--iterations", "-1"}, "recurrence: iterations = -1 is below the least allowed (at least 0)"},
+      {{"blackscholes", "--volatility", "0"}, "blackscholes: volatility = 0 is below the least allowed (above 0)"},
+      {{"blackscholes", "--riskfree", "nan"}, "blackscholes: riskfree = nan is not a finite number"},
+  };
+  for (const auto& [args, message] : cases) {
+    std::vector<std::string> argv{"run"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    for (const char* a : {"--split", "cpu:0=4", "--cols", "8", "--progress", "none", "--no-energy"}) argv.emplace_back(a);
+    const Result r = run(argv);
+    EXPECT_EQ(r.code, 2) << args[0] << " " << args[1] << ": " << r.out << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+  }
+}
+
 }  // namespace

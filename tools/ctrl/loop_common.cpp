@@ -8,18 +8,67 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
 namespace ctrl::tool {
 
+namespace {
+
+// "--iterations (default 100)" for each parameter of an application, or "".
+std::string parameters_line(const loop::Settings& s) {
+  std::string text;
+  for (const loop::Parameter& p : s.parameters())
+    text += fmt::format("{}--{} (default {})", text.empty() ? "" : ", ", p.name, p.value);
+  return text;
+}
+
+// The help of APP: every application of apps::catalog(), with what it computes, its default N and
+// its parameters.
 std::string applications_help() {
   std::string text = "The application, one of:";
   for (const auto& name : apps::catalog().names()) {
     const auto& w = apps::catalog().find(name);
     text += "\n  " + w.summary(w.default_cols());
+    if (const std::string p = parameters_line(apps::catalog().defaults(name)); !p.empty()) text += "; " + p;
   }
   return text;
+}
+
+}  // namespace
+
+void AppArgs::add_to(CLI::App* cmd) {
+  cmd->add_option("app", name, applications_help())->required();
+  // Every parameter once, its help naming the applications that take it.
+  struct Option {
+    std::string name, help;
+    bool integer;
+  };
+  std::vector<Option> options;
+  for (const auto& app : apps::catalog().names()) {
+    const loop::Settings defaults = apps::catalog().defaults(app);
+    for (const loop::Parameter& p : defaults.parameters()) {
+      const std::string line = fmt::format("{}: {} (default {})", app, p.help, p.value);
+      auto it = std::find_if(options.begin(), options.end(), [&](const Option& o) { return o.name == p.name; });
+      if (it == options.end()) {
+        options.push_back({p.name, line, p.integer});
+      } else {
+        it->help += "; " + line;
+        it->integer = it->integer && p.integer;
+      }
+    }
+  }
+  for (const Option& o : options)
+    cmd->add_option_function<double>("--" + o.name, [this, name = o.name](const double& v) { given.emplace_back(name, v); },
+                                     o.help)
+        ->type_name(o.integer ? "INT" : "FLOAT");
+}
+
+std::shared_ptr<const loop::Workload> AppArgs::workload() const {
+  loop::Settings s = apps::catalog().defaults(name);  // the application's name is the first thing to be wrong
+  for (const auto& [parameter, value] : given) s.set(parameter, value);
+  return apps::catalog().make(name, s);
 }
 
 std::string cols_help() {
@@ -28,6 +77,11 @@ std::string cols_help() {
   for (std::size_t i = 0; i < names.size(); ++i)
     text += fmt::format("{} {}: {}", i == 0 ? "" : ",", names[i], apps::catalog().find(names[i]).default_cols());
   return text + ")";
+}
+
+std::string describe(const loop::Workload& app, index_t cols) {
+  const std::string s = app.settings().text();
+  return app.summary(cols) + (s.empty() ? std::string() : " with " + s);
 }
 
 std::string format_seconds(double s) {

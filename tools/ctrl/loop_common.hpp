@@ -1,9 +1,12 @@
-// Helpers shared by `ctrl profile` and `ctrl run`: number formatting for tables, and the CUDA
-// device order that makes CUDA device i the same GPU as NVML's i.
+// Helpers shared by `ctrl profile` and `ctrl run`: the application and its parameters, number
+// formatting for tables, and the CUDA device order that makes CUDA device i the same GPU as NVML's i.
 #pragma once
+#include <ctrl/loop/workload.hpp>
+
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -15,10 +18,25 @@ std::string format_seconds(double s);                 // "12.3 ms", "1.234 s"
 std::string format_joules(double j);                  // "12.3 J", "456 mJ"
 std::string format_percent(std::optional<double> r);  // "+3.2 %", "—" when absent
 
-// The help of `ctrl profile | run APP` and of --cols: every application of apps::catalog(), with
-// what it computes and its default N.
-std::string applications_help();
+// The help of --cols: every application's default N.
 std::string cols_help();
+
+// The application of `ctrl profile | run APP` and the values of its parameters: every parameter of
+// an application of apps::catalog() is an option (--iterations, --riskfree), whichever the
+// application; one it does not take is refused when the workload is made.
+struct AppArgs {
+  std::string name;
+  std::vector<std::pair<std::string, double>> given;  // parameter, value, in the command's order
+
+  void add_to(CLI::App* cmd);
+  // The application with these values (UsageError for an unknown application or parameter, or a
+  // value out of bounds).
+  std::shared_ptr<const loop::Workload> workload() const;
+};
+
+// The application's line of a report: what it computes with N = cols, and the parameters that
+// differ from its defaults ("... (N = 2048) with iterations=50").
+std::string describe(const loop::Workload& app, index_t cols);
 
 // Sets CUDA_DEVICE_ORDER=PCI_BUS_ID unless the user set it: NVML numbers GPUs in PCI order, CUDA
 // by default fastest first, and a processor "cuda:i" must be metered by NVML's GPU i.

@@ -3,7 +3,6 @@
 // appends them to a profile that `ctrl pareto` reads; an interrupted profile resumes when the same
 // command is run again (docs/tool.md, docs/loop.md).
 #include "command.hpp"
-#include "catalog/catalog.hpp"
 #include "loop_common.hpp"
 #include "job.hpp"
 #include "progress_bar.hpp"
@@ -28,7 +27,7 @@ namespace ctrl::tool {
 namespace {
 
 struct ProfileArgs {
-  std::string app;
+  AppArgs app;
   std::vector<std::string> devices;
   std::vector<std::string> sizes;
   std::string out;
@@ -99,7 +98,8 @@ extern "C" void on_interrupt(int sig) {
 
 int run_profile_command(const ProfileArgs& a, Job& job) {
   loop::ProfileRequest req;
-  const loop::Workload& app = apps::catalog().find(a.app);  // its name is the first thing to be wrong
+  const auto workload = a.app.workload();  // the application is the first thing to be wrong
+  const loop::Workload& app = *workload;
   if (a.devices.empty() && a.platform.selection.empty())
     throw exit_error(exit_bad_input, "profile: name the processors with --device (cpu:0-3, cuda:0), or the ranks' "
                                      "with --selection FILE");
@@ -126,7 +126,7 @@ int run_profile_command(const ProfileArgs& a, Job& job) {
   for (const index_t s : req.sizes) sizes += fmt::format("{}{}", sizes.empty() ? "" : ",", s);
   const bool distributed = a.platform.distributed(!req.devices.empty());
   loop::agree_on_problem(job.group(a.platform, distributed),
-                   fmt::format("{} --cols {} --sizes {} --seed {}", a.app, a.cols.empty() ? "(default)" : a.cols, sizes,
+                   fmt::format("{} --cols {} --sizes {} --seed {}", app.identity(), a.cols.empty() ? "(default)" : a.cols, sizes,
                                req.seed));
   const auto platform = job.platform(a.platform, distributed, req.devices, req.team);
   ProgressBar bar(ProgressBar::parse_mode(platform->is_root() ? a.measure.progress : std::string("none")));
@@ -135,7 +135,7 @@ int run_profile_command(const ProfileArgs& a, Job& job) {
   interrupted = nullptr;
   bar.finish();
 
-  std::cout << app.summary(o.cols) << '\n';
+  std::cout << describe(app, o.cols) << '\n';
   std::cout << fmt::format("profile {}: {} size{} measured now, {} already there", req.out, o.measured,
                            o.measured == 1 ? "" : "s", o.resumed)
             << (o.unconverged ? fmt::format(", {} not converged within the repetition bound", o.unconverged) : "")
@@ -167,7 +167,7 @@ void add_profile(CLI::App& app, action& run, Job& job) {
   auto args = std::make_shared<ProfileArgs>();
   CLI::App* cmd = app.add_subcommand(
       "profile", "Measure time and energy of every processor at every size, all at once, into a profile for ctrl pareto");
-  cmd->add_option("app", args->app, applications_help())->required();
+  args->app.add_to(cmd);
   cmd->add_option("--device", args->devices, "A processor (repeat): cpu:0-7, cuda:0, offload:0-3");
   cmd->add_option("--sizes", args->sizes, "Rows per processor: FROM:TO:STEP, or a,b,c (repeatable)")->required();
   cmd->add_option("--out", args->out, "The profile file (CSV); an existing one is resumed")->required();

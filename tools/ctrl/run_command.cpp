@@ -4,7 +4,6 @@
 // result against a reference, and reports per-processor and total time and energy, measured beside
 // predicted (docs/tool.md). The plan is loop::plan_run's, the run loop::run_distribution's.
 #include "command.hpp"
-#include "catalog/catalog.hpp"
 #include "job.hpp"
 #include "loop_common.hpp"
 #include "progress_bar.hpp"
@@ -28,7 +27,7 @@ namespace ctrl::tool {
 namespace {
 
 struct RunArgs {
-  std::string app;
+  AppArgs app;
   std::vector<std::string> split;
   std::string front;
   std::string pick;
@@ -83,8 +82,8 @@ loop::Plan plan(const RunArgs& a, const loop::PlanRequest& request, const loop::
 // What decides the problem, as one text, for agree_on_problem: rank 0 computes the distribution
 // and N, but every rank makes its own rows of the application with its own seed. File names are
 // left out: only rank 0 reads the files, and the nodes need not share a file system.
-std::string problem_text(const RunArgs& a) {
-  std::string t = fmt::format("{} --cols {}", a.app, a.cols.empty() ? "(default)" : a.cols);
+std::string problem_text(const RunArgs& a, const loop::Workload& app) {
+  std::string t = fmt::format("{} --cols {}", app.identity(), a.cols.empty() ? "(default)" : a.cols);
   for (const auto& s : a.split) t += " --split " + s;
   return t + fmt::format(" --seed {}", a.measure.seed);
 }
@@ -106,13 +105,14 @@ std::vector<DeviceSpec> devices_of(const loop::Plan& plan, bool distributed) {
 }
 
 int run_run(const RunArgs& a, Job& job) {
-  const loop::Workload& app = apps::catalog().find(a.app);
+  const auto workload = a.app.workload();  // the application is the first thing to be wrong
+  const loop::Workload& app = *workload;
   const loop::PlanRequest request = plan_request(a);  // the arguments' errors, on every rank
   const loop::StopRule rule{a.measure.min_reps, a.measure.max_reps, a.measure.precision, a.measure.max_seconds};
   rule.validate();
   a.measure.check();
   const bool distributed = a.platform.distributed(false);
-  loop::agree_on_problem(job.group(a.platform, distributed), problem_text(a));
+  loop::agree_on_problem(job.group(a.platform, distributed), problem_text(a, app));
   const loop::Plan p = plan(a, request, app, job);
 
   loop::TeamOptions topt;
@@ -162,7 +162,7 @@ void add_run(CLI::App& app, action& run, Job& job) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* cmd = app.add_subcommand(
       "run", "Run one distribution across its controllers; check it; report measured beside predicted time and energy");
-  cmd->add_option("app", args->app, applications_help())->required();
+  args->app.add_to(cmd);
   cmd->add_option("--split", args->split, "Rows of a processor, DEVICE=ROWS (repeat for each processor)");
   cmd->add_option("--front", args->front, "A front from `ctrl pareto --format json`");
   cmd->add_option("--pick", args->pick, "Which point: fastest, least-energy, load-balanced (needs --profile), or K (1-based)");

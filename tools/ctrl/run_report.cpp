@@ -98,7 +98,10 @@ std::string run_json(const RunReport& r) {
   const loop::RunTotals& t = r.totals;
   json procs = json::array();
   for (const auto& p : o.processors) procs.push_back(processor_json(p));
+  json parameters = json::object();
+  for (const loop::Parameter& p : r.app.settings().parameters()) parameters[p.name] = r.app.settings()[p.name];
   json doc{{"app", r.app.name()},
+           {"parameters", parameters},
            {"cols", o.cols},
            {"rows", r.plan.total_rows()},
            {"distribution_from", r.plan.source},
@@ -122,7 +125,7 @@ void write_run_table(std::ostream& out, const RunReport& r) {
   const loop::Plan& plan = r.plan;
   const loop::MeasureResult& res = r.outcome.measured;
   const index_t rows = plan.total_rows();
-  out << r.app.summary(plan.cols) << fmt::format(" (N from {})\n", plan.cols_from);
+  out << describe(r.app, plan.cols) << fmt::format(" (N from {})\n", plan.cols_from);
   std::string dist;
   for (std::size_t i = 0; i < plan.processors.size(); ++i) dist += fmt::format(" {}={}", plan.processors[i], plan.rows[i]);
   out << fmt::format("distribution ({} rows) from {}:{}\n", rows, plan.source, dist);

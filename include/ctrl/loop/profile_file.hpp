@@ -18,7 +18,8 @@
 //   energy_source    the meter ("nvml:0"), or "none" when the processor has no sensor of its own
 //   converged        1 when the confidence intervals met the precision asked for, else 0
 //   gflops           speed, as in the paper's figures
-//   app, cols        the application and its fixed dimension N
+//   app, cols        the application, with the parameters that differ from its defaults
+//                    ("jacobi iterations=50": Workload::identity), and its fixed dimension N
 //
 // Rows are written one size at a time (every processor's row, then a flush), so that an
 // interrupted profile holds only complete sizes, plus at most one partial line.

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <cstddef>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <span>
@@ -98,10 +99,57 @@ class Problem {
   Block local_block(Block b, const char* app) const;
 };
 
+// A number an application takes besides its sizes: jacobi's sweeps, blackscholes' rates (the
+// tool's `ctrl profile APP --NAME VALUE`). Bounds are inclusive unless min_exclusive.
+struct Parameter {
+  std::string name;  // as the option is spelled, without dashes: "iterations"
+  std::string help;  // one line: what it is
+  double value = 0;  // the default
+  bool integer = false;
+  double min = -std::numeric_limits<double>::infinity();
+  double max = std::numeric_limits<double>::infinity();
+  bool min_exclusive = false;
+};
+
+// The values of one application's parameters, each at its default until set.
+//
+//   Settings s = catalog.defaults("jacobi");
+//   s.set("iterations", 50);
+//   auto jacobi50 = catalog.make("jacobi", s);   // jacobi50->identity() == "jacobi iterations=50"
+class Settings {
+ public:
+  Settings() = default;
+  Settings(std::string app, std::vector<Parameter> parameters);
+  // UsageError naming the application and the parameter: one it does not take (the message
+  // lists those it does), a value that is not finite, outside the bounds, or not an integer.
+  Settings& set(std::string_view name, double value);
+  // A parameter's value; UsageError when the application has no such parameter.
+  double operator[](std::string_view name) const;
+  // The same, for an integer parameter, as an int.
+  int integer(std::string_view name) const;
+  const std::vector<Parameter>& parameters() const { return parameters_; }
+  // The values that differ from the defaults, in the parameters' order: "iterations=50" ("" when
+  // every one is at its default).
+  std::string text() const;
+
+ private:
+  const Parameter& find(std::string_view name) const;
+  std::string app_;
+  std::vector<Parameter> parameters_;
+  std::vector<double> values_;
+};
+
 class Workload {
  public:
   virtual ~Workload() = default;
   virtual std::string name() const = 0;
+  // The values of its parameters it was made with (Catalog::make); none for a workload made
+  // directly.
+  const Settings& settings() const { return settings_; }
+  // The name, then the settings that differ from the defaults: "jacobi", "jacobi iterations=50".
+  // A profile records what it measured by this (its app column), and a run or a resumed profile
+  // must match it.
+  std::string identity() const;
   // One line: what is computed, with the fixed dimension N.
   virtual std::string summary(index_t cols) const = 0;
   virtual index_t default_cols() const = 0;
@@ -135,24 +183,48 @@ class Workload {
   // The rows [first_row, first_row + rows) of the instance (make_problem).
   virtual std::unique_ptr<Problem> make_window(index_t rows, index_t cols, std::size_t slots, std::uint64_t seed,
                                                index_t first_row) const = 0;
+
+ private:
+  friend class Catalog;
+  Settings settings_;
 };
 
-// The applications a program offers by name (the ctrl tool's: apps/catalog), in the order added.
+// The applications a program offers by name (the ctrl tool's: apps/catalog), in the order added;
+// an application with parameters is added as a function that makes it from their values.
 //
 //   ctrl::loop::Catalog catalog;
 //   catalog.add(std::make_unique<MyWorkload>());
+//   catalog.add({{"steps", "time steps per run", 10, true, 1}},
+//               [](const ctrl::loop::Settings& s) { return make_nbody(s.integer("steps")); });
 //   const ctrl::loop::Workload& w = catalog.find("mine");
 class Catalog {
  public:
+  using Factory = std::function<std::unique_ptr<Workload>(const Settings&)>;
   // UsageError when a workload of the same name is there already.
   void add(std::unique_ptr<Workload> workload);
-  // UsageError naming the known ones when there is none of this name.
+  // An application with parameters: `make` is called once here with the defaults (for its name
+  // and help), and again by make() for other values.
+  void add(std::vector<Parameter> parameters, Factory make);
+  // The application with its defaults; UsageError naming the known ones when there is none of
+  // this name.
   const Workload& find(std::string_view name) const;
+  // Its parameters, each at its default, to set() and give to make().
+  Settings defaults(std::string_view name) const;
+  // The application made with these settings (from defaults(name)): find(name) itself when every
+  // value is its default.
+  std::shared_ptr<const Workload> make(std::string_view name, const Settings& settings) const;
   bool contains(std::string_view name) const;
   std::vector<std::string> names() const;
 
  private:
-  std::vector<std::unique_ptr<Workload>> workloads_;
+  struct Entry {
+    std::shared_ptr<Workload> defaults;
+    std::vector<Parameter> parameters;
+    Factory make;
+  };
+  void add_entry(Entry e);
+  const Entry& entry(std::string_view name) const;
+  std::vector<Entry> entries_;
 };
 
 // Deterministic uniform numbers in [-1, 1): element i of stream s depends only on (seed, s, i).
