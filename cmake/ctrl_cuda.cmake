@@ -1,6 +1,15 @@
-# The CUDA backend is built where nvcc is found (CTRL_CUDA=AUTO) or demanded (ON).
+# The CUDA backend is built where it can run: nvcc found and an NVIDIA GPU present (CTRL_CUDA=AUTO),
+# or where demanded (ON: nvcc required, GPU or not; the suite's build compiles it wherever nvcc is,
+# so that CUDA code is compiled on machines without a GPU too). Compiling it for sm_90 on a machine
+# with no GPU is most of a fresh build's time, for code that cannot run there.
 set(CTRL_HAVE_CUDA OFF)
-if(NOT CTRL_CUDA STREQUAL "OFF")
+set(_ctrl_cuda_wanted ${CTRL_CUDA})
+if(CTRL_CUDA STREQUAL "AUTO" AND NOT EXISTS /proc/driver/nvidia/version AND NOT EXISTS /dev/nvidia0)
+  message(STATUS "ctrl: no NVIDIA GPU here (no /proc/driver/nvidia/version): CUDA backend not built "
+                 "(-DCTRL_CUDA=ON builds it anyway)")
+  set(_ctrl_cuda_wanted OFF)
+endif()
+if(NOT _ctrl_cuda_wanted STREQUAL "OFF")
   if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
     set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
   endif()

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # The whole loop on whatever machine this runs on (./run demo; docs/loop.md):
-#   devices -> the case studies beside their native twins -> a small profile of dgemm on this
-#   machine's processors -> the Pareto front (table + SVG) -> run the fastest and the least-energy
-#   distributions (or, without energy sensors, the fastest and the load-balanced ones) -> measured
-#   beside predicted.
-# Usage: tools/demo.sh BUILD_DIR      (outputs go to BUILD_DIR/demo/)
+#   devices -> a small profile of dgemm on this machine's processors -> the Pareto front (table +
+#   SVG) -> run the fastest and the least-energy distributions (or, without energy sensors, the
+#   fastest and the load-balanced ones) -> measured beside predicted; then the case studies beside
+#   their native twins.
+# Usage: tools/demo.sh BUILD_DIR [loop | case-studies | all]   (outputs go to BUILD_DIR/demo/)
+#   loop needs only the ctrl tool; case-studies the case-study programs (./run demo builds the
+#   tool, runs the loop, then builds the programs: the first results come before the long build).
 # Environment: CTRL_DEMO_GROUPS, the number of CPU groups to profile (default 2).
 set -euo pipefail
-build=${1:?usage: tools/demo.sh BUILD_DIR}
+build=${1:?usage: tools/demo.sh BUILD_DIR [loop | case-studies | all]}
+part=${2:-all}
+case $part in loop | case-studies | all) ;; *) echo "usage: tools/demo.sh BUILD_DIR [loop | case-studies | all]" >&2; exit 2 ;; esac
 bin=$build/bin
 ctrl=$bin/ctrl
 out=$build/demo
@@ -15,13 +19,51 @@ out=$build/demo
 mkdir -p "$out"
 t0=$SECONDS
 step() { printf '\n=== %s   [%ds]\n' "$*" $((SECONDS - t0)); }
-
-step "1. What this machine offers as controllers: ctrl devices"
-"$ctrl" devices
 gpus=$("$ctrl" devices --format json | grep -c '"device": "cuda:' || true)
 
-step "2. The case studies, each beside its native twin (best of 3 runs, results checked)"
-printf '%-13s %-10s %12s %12s %8s  %s\n' program device ctrl native ratio check
+loop() {
+  step "1. What this machine offers as controllers: ctrl devices"
+  "$ctrl" devices
+
+  step "2. A small profile of dgemm on this machine's processors, all measured at once"
+  read -r -a procs <<<"$("$ctrl" devices --format specs --groups "${CTRL_DEMO_GROUPS:-2}")"
+  devices=()
+  for p in "${procs[@]}"; do devices+=(--device "$p"); done
+  if ((gpus > 0)); then
+    cols=1024 sizes=64:1024:64 workload=$((1024 * ${#procs[@]} / 2))
+  else
+    cols=512 sizes=32:256:32 workload=$((128 * ${#procs[@]} + 128))
+  fi
+  profile=$out/dgemm-profile.csv
+  rm -f "$profile"  # a fresh profile each time (`ctrl profile` would resume an interrupted one)
+  "$ctrl" profile dgemm "${devices[@]}" --cols "$cols" --sizes "$sizes" --out "$profile" --min-round 0.1 \
+    --max-reps 15 --max-seconds 4 --idle-seconds 1
+
+  step "3. The Pareto front of (time, dynamic energy) for a workload of $workload rows"
+  "$ctrl" pareto --profile "$profile" --workload "$workload" --plot "$out/front.svg"
+  "$ctrl" pareto --profile "$profile" --workload "$workload" --format json >"$out/front.json"
+  echo "(plot: $out/front.svg)"
+
+  step "4. Running chosen distributions: measured beside predicted"
+  if grep -Eq ',(nvml|rapl)[^,]*,[01],' "$profile"; then
+    picks=(fastest least-energy)
+    echo "energy sensors measured some processors: running the fastest and the least-energy distributions"
+    echo "(energy covers only the processors whose energy_source is not 'none'; the others count as 0)"
+  else
+    picks=(fastest load-balanced)
+    echo "no energy sensor measures these processors here (see step 1): every energy is absent, the front"
+    echo "has a single point, so the demo runs the fastest and the load-balanced distributions instead"
+  fi
+  for pick in "${picks[@]}"; do
+    printf '\n--- %s\n' "$pick"
+    "$ctrl" run dgemm --front "$out/front.json" --pick "$pick" --profile "$profile" --min-round 0.1 --max-reps 15 \
+      --max-seconds 4 \
+      --progress none
+  done
+
+  echo "outputs in $out: dgemm-profile.csv, front.json, front.svg"
+}
+
 case_study() {  # name device native-binary args...
   local name=$1 device=$2 native=$3; shift 3
   local a b ta tb ca cb
@@ -38,54 +80,26 @@ case_study() {  # name device native-binary args...
   printf '%-13s %-10s %10.3fms %10.3fms %8.2f  %s/%s\n' "$name" "$device" "$(awk "BEGIN{print $ta*1000}")" \
     "$(awk "BEGIN{print $tb*1000}")" "$(awk "BEGIN{print $ta/$tb}")" "${ca:-?}" "${cb:-?}"
 }
-studies=("matadd --size 2000" "blackscholes --size 1000000" "jacobi --size 512 --iterations 100"
-         "matmul --size 512" "recurrence --size 500 --iterations 100")
-for s in "${studies[@]}"; do
-  read -r -a words <<<"$s"
-  name=${words[0]}
-  [[ -x $bin/$name && -x $bin/${name}_native ]] || { echo "$name: not built"; continue; }
-  case_study "$name" cpu "${name}_native" "${words[@]:1}"
-  if ((gpus > 0)) && [[ -x $bin/${name}_native_cuda ]]; then
-    case_study "$name" cuda:0 "${name}_native_cuda" "${words[@]:1}"
-  fi
-done
-echo "(ratio: ctrl time / native time; check: ctrl/native results against a reference)"
 
-step "3. A small profile of dgemm on this machine's processors, all measured at once"
-read -r -a procs <<<"$("$ctrl" devices --format specs --groups "${CTRL_DEMO_GROUPS:-2}")"
-devices=()
-for p in "${procs[@]}"; do devices+=(--device "$p"); done
-if ((gpus > 0)); then
-  cols=1024 sizes=64:1024:64 workload=$((1024 * ${#procs[@]} / 2))
-else
-  cols=512 sizes=32:256:32 workload=$((128 * ${#procs[@]} + 128))
+case_studies() {
+  step "5. The case studies, each beside its native twin (best of 3 runs, results checked)"
+  printf '%-13s %-10s %12s %12s %8s  %s\n' program device ctrl native ratio check
+  studies=("matadd --size 2000" "blackscholes --size 1000000" "jacobi --size 512 --iterations 100"
+           "matmul --size 512" "recurrence --size 500 --iterations 100")
+  for s in "${studies[@]}"; do
+    read -r -a words <<<"$s"
+    name=${words[0]}
+    [[ -x $bin/$name && -x $bin/${name}_native ]] || { echo "$name: not built"; continue; }
+    case_study "$name" cpu "${name}_native" "${words[@]:1}"
+    if ((gpus > 0)) && [[ -x $bin/${name}_native_cuda ]]; then
+      case_study "$name" cuda:0 "${name}_native_cuda" "${words[@]:1}"
+    fi
+  done
+  echo "(ratio: ctrl time / native time; check: ctrl/native results against a reference)"
+}
+
+[[ $part == case-studies ]] || loop
+if [[ $part != loop ]]; then
+  case_studies
+  step "done"
 fi
-profile=$out/dgemm-profile.csv
-rm -f "$profile"  # a fresh profile each time (`ctrl profile` would resume an interrupted one)
-"$ctrl" profile dgemm "${devices[@]}" --cols "$cols" --sizes "$sizes" --out "$profile" --min-round 0.1 \
-  --max-reps 15 --max-seconds 4 --idle-seconds 1
-
-step "4. The Pareto front of (time, dynamic energy) for a workload of $workload rows"
-"$ctrl" pareto --profile "$profile" --workload "$workload" --plot "$out/front.svg"
-"$ctrl" pareto --profile "$profile" --workload "$workload" --format json >"$out/front.json"
-echo "(plot: $out/front.svg)"
-
-step "5. Running chosen distributions: measured beside predicted"
-if grep -Eq ',(nvml|rapl)[^,]*,[01],' "$profile"; then
-  picks=(fastest least-energy)
-  echo "energy sensors measured some processors: running the fastest and the least-energy distributions"
-  echo "(energy covers only the processors whose energy_source is not 'none'; the others count as 0)"
-else
-  picks=(fastest load-balanced)
-  echo "no energy sensor measures these processors here (see step 1): every energy is absent, the front"
-  echo "has a single point, so the demo runs the fastest and the load-balanced distributions instead"
-fi
-for pick in "${picks[@]}"; do
-  printf '\n--- %s\n' "$pick"
-  "$ctrl" run dgemm --front "$out/front.json" --pick "$pick" --profile "$profile" --min-round 0.1 --max-reps 15 \
-    --max-seconds 4 \
-    --progress none
-done
-
-step "done"
-echo "outputs in $out: dgemm-profile.csv, front.json, front.svg"

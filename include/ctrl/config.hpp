@@ -1,6 +1,10 @@
 // The one header that owns ctrl's portability and feature macros.
 #pragma once
 
+#if !defined(__cplusplus) || __cplusplus < 202002L
+#error "ctrl needs C++20: compile with -std=c++20 (nvcc too: -std=c++20); with CMake, link ctrl::ctrl, which carries it"
+#endif
+
 #include <ctrl/build_config.hpp>  // generated: CTRL_HAVE_CUDA_BACKEND, CTRL_VERSION_STRING
 
 // Functions callable both from host code and from CUDA device code (kernel bodies, tile access).

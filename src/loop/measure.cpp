@@ -18,6 +18,26 @@ void StopRule::validate() const {
     throw UsageError(fmt::format("--max-seconds {}: a non-negative number is needed", max_seconds));
 }
 
+namespace {
+
+// The executions per measured round: enough that a round lasts Platform::round_seconds(). Sized
+// from a calibration round's time per execution, and sized again while a round of that batch was
+// still short of it: the first executions can take many times a later one (the offload kind's
+// first runs allocate and touch its memory), and a batch sized from them gave rounds of a third of
+// --min-round, whose per-round costs then showed up as +60 % to +140 % against the profile.
+int calibrate_batch(Platform& team, Problem& problem, const std::vector<Block>& blocks, double warm_s) {
+  int batch = team.batch_for(warm_s);
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    const RoundResult calib = team.run(problem, blocks, batch);  // wall_s: per execution
+    const int needed = team.batch_for(calib.wall_s);
+    if (needed <= batch) return needed;  // this round lasted long enough: the time per run holds
+    batch = needed;
+  }
+  return batch;
+}
+
+}  // namespace
+
 MeasureResult measure(Platform& team, Problem& problem, const std::vector<Block>& blocks, const StopRule& rule,
                       RoundMode mode, const std::function<void(const RoundProgress&)>& progress,
                       const StopFlag* stop) {
@@ -29,20 +49,30 @@ MeasureResult measure(Platform& team, Problem& problem, const std::vector<Block>
   out.processors.resize(n);
 
   // Warm-up: first-run costs (plans, allocations, page faults, pinning) stay out of the means.
-  // Then a calibration round sized from it, whose per-run time (averaged over its runs) sizes the
-  // batch of the measured rounds.
   const RoundResult warm = team.run(problem, blocks, 1);
-  if (mode == RoundMode::executions) {
-    const RoundResult calib = team.run(problem, blocks, team.batch_for(warm.wall_s));
-    out.batch = team.batch_for(calib.wall_s);
-  }
+  if (mode == RoundMode::executions) out.batch = calibrate_batch(team, problem, blocks, warm.wall_s);
 
   std::vector<std::vector<double>> times(n), energies(n);
   std::vector<double> walls, windows, runs(n, 0.0);
+  int resized = 0;
   const auto stopped = [&] { return team.any(stop != nullptr && stop->load()); };
   while (!stopped()) {
     const RoundResult r = mode == RoundMode::executions ? team.run(problem, blocks, out.batch)
                                                          : team.fill(problem, blocks, team.round_seconds());
+    // A round shorter than the round time (its executions got faster than calibration saw): the
+    // batch grows and the means start again, so that per-round costs stay out of them.
+    if (mode == RoundMode::executions && resized < 5 && team.batch_for(r.wall_s) > out.batch) {
+      out.batch = team.batch_for(r.wall_s);
+      ++resized;
+      out.reps = 0;
+      for (auto* v : {&walls, &windows}) v->clear();
+      for (std::size_t i = 0; i < n; ++i) {
+        times[i].clear();
+        energies[i].clear();
+        runs[i] = 0;
+      }
+      continue;
+    }
     for (std::size_t i = 0; i < n; ++i) runs[i] += r.runs[i];
     ++out.reps;
     walls.push_back(r.wall_s);

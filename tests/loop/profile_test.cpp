@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 namespace ctrl::loop {
@@ -176,6 +177,62 @@ TEST(Team, BatchesShortRuns) {
   EXPECT_EQ(team.batch_for(0.2), 1);
   EXPECT_EQ(team.batch_for(0.01), 10);
   EXPECT_EQ(team.batch_for(0.03), 4);
+}
+
+// A platform whose executions take scripted times, with no clock: the first `slow` executions
+// take 50 ms, every later one 7 ms; rounds should last 20 ms.
+class ScriptedPlatform final : public Platform {
+ public:
+  explicit ScriptedPlatform(int slow) : slow_(slow) { info_.name = "scripted:0"; }
+  std::size_t size() const override { return 1; }
+  const ProcessorInfo& info(std::size_t) const override { return info_; }
+  double round_seconds() const override { return 0.02; }
+  int batch_for(double run_s) const override {
+    return run_s >= 0.02 ? 1 : static_cast<int>(std::ceil(0.02 / run_s - 1e-9));
+  }
+  RoundResult run(Problem&, const std::vector<Block>&, int batch) override {
+    double total = 0;
+    for (int k = 0; k < batch; ++k) total += executions_++ < slow_ ? 0.05 : 0.007;
+    round_lengths.push_back(total);
+    RoundResult r;
+    r.batch = batch;
+    r.runs = {batch};
+    r.wall_s = total / batch;
+    r.time_s = {total / batch};
+    r.dynamic_j = {std::nullopt};
+    return r;
+  }
+  RoundResult fill(Problem& p, const std::vector<Block>& b, double) override { return run(p, b, 1); }
+  void set_base_power(std::size_t, double, std::string) override {}
+  std::vector<std::string> measure_base_power(double) override { return {}; }
+  std::unique_ptr<Problem> make_problem(const Workload&, const std::vector<Block>&, index_t, std::uint64_t) override {
+    return nullptr;
+  }
+  Check verify(const Problem&, const std::vector<Block>&) override { return {}; }
+  void write_output(const Problem&, const std::vector<Block>&, const std::string&) override {}
+
+  std::vector<double> round_lengths;  // every round's seconds, warm-up and calibration included
+
+ private:
+  ProcessorInfo info_;
+  int slow_, executions_ = 0;
+};
+
+// Rounds last --min-round whatever the first executions cost: a batch sized from a slow first
+// run gave rounds of a third of it (the offload kind's +57 % to +141 % against its profile).
+TEST(Measure, BatchesFillTheRoundAfterSlowFirstExecutions) {
+  for (const int slow : {1, 2, 3}) {
+    SCOPED_TRACE(slow);
+    ScriptedPlatform platform(slow);
+    auto problem = apps::catalog().find("matadd").make_problem(2, 2, 1, 1);
+    const StopRule rule{3, 3, 0.5, 0};
+    const MeasureResult m = measure(platform, *problem, {{0, 2}}, rule, RoundMode::executions);
+    EXPECT_EQ(m.batch, 3);  // 3 x 7 ms >= 20 ms
+    ASSERT_GE(platform.round_lengths.size(), 3U);
+    for (std::size_t k = platform.round_lengths.size() - 3; k < platform.round_lengths.size(); ++k)
+      EXPECT_GE(platform.round_lengths[k], 0.02) << "measured round " << k;
+    EXPECT_NEAR(m.wall.mean, 0.007, 1e-12);
+  }
 }
 
 TEST(Measure, StopsWhenTheIntervalsAreNarrowOrAtTheBound) {
