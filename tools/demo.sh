@@ -66,9 +66,9 @@ rm -f "$profile"  # a fresh profile each time (`ctrl profile` would resume an in
   --max-reps 15 --max-seconds 4 --idle-seconds 1
 
 step "4. The Pareto front of (time, dynamic energy) for a workload of $workload rows"
-"$ctrl" pareto --profile "$profile" --workload "$workload" --plot "$out/front.svg"
+"$ctrl" pareto --profile "$profile" --workload "$workload" --plot "$out/front.svg" --plot-profile "$out/profile.svg"
 "$ctrl" pareto --profile "$profile" --workload "$workload" --format json >"$out/front.json"
-echo "(plot: $out/front.svg)"
+echo "(plots: $out/front.svg, $out/profile.svg)"
 
 step "5. Running chosen distributions: measured beside predicted"
 if grep -Eq ',(nvml|rapl)[^,]*,[01],' "$profile"; then
@@ -88,4 +88,4 @@ for pick in "${picks[@]}"; do
 done
 
 step "done"
-echo "outputs in $out: dgemm-profile.csv, front.json, front.svg"
+echo "outputs in $out: dgemm-profile.csv, front.json, front.svg, profile.svg"
