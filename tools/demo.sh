@@ -40,9 +40,9 @@ loop() {
     --max-reps 15 --max-seconds 4 --idle-seconds 1
 
   step "3. The Pareto front of (time, dynamic energy) for a workload of $workload rows"
-  "$ctrl" pareto --profile "$profile" --workload "$workload" --plot "$out/front.svg"
+  "$ctrl" pareto --profile "$profile" --workload "$workload" --plot "$out/front.svg" --plot-profile "$out/profile.svg"
   "$ctrl" pareto --profile "$profile" --workload "$workload" --format json >"$out/front.json"
-  echo "(plot: $out/front.svg)"
+  echo "(plots: $out/front.svg, $out/profile.svg)"
 
   step "4. Running chosen distributions: measured beside predicted"
   if grep -Eq ',(nvml|rapl)[^,]*,[01],' "$profile"; then
@@ -61,7 +61,7 @@ loop() {
       --progress none
   done
 
-  echo "outputs in $out: dgemm-profile.csv, front.json, front.svg"
+  echo "outputs in $out: dgemm-profile.csv, front.json, front.svg, profile.svg"
 }
 
 case_study() {  # name device native-binary args...

@@ -6,7 +6,8 @@
 #   bench/results/h200-loop/                    the archive's contents: profiles/*.csv (the example
 #                                               data sets), fronts/*.{txt,json,svg}, runs/*, devices,
 #                                               power, nvidia-smi, the tail of the build log
-#   docs/figures/h200-<app>-<config>.svg        the fronts with their load-balanced point
+#   docs/figures/h200-<app>-<config>.svg        the fronts with their load-balanced point (and
+#                                               -total.svg, -profile.svg: total energy, the profile)
 # and lists what to `git add`. It never commits.
 set -euo pipefail
 src=${1:?usage: tools/h200-import.sh DIR (holding h200-loop.tar.gz)}

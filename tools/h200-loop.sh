@@ -18,6 +18,7 @@
 #   h200-loop.tar.gz   everything: build.log, devices.{txt,json}, power.{txt,json}, nvidia-smi.txt,
 #                      check-{dgemm,fft2d}.txt (a first small checked run on every processor),
 #                      profiles/<app>-<config>.{csv,log}, fronts/<app>-<config>[-total].{txt,json,svg},
+#                      fronts/<app>-<config>-profile.svg (the profile's plot),
 #                      runs/<app>-<config>-<pick>.{txt,json}, summary.md
 #   h200-summary.md    measured beside predicted for every run, and the fronts (the same summary.md)
 #   h200-loop.log      this script's own log
@@ -141,7 +142,8 @@ loop() {  # app cols sizes config-name devices...
   fi
   local base
   base=$(awk -F, 'NR > 1 && $10 != "" { b[$1] = $10 } END { s = 0; for (k in b) s += b[k]; print s + 0 }' "$csv")
-  "$ctrl" pareto --profile "$csv" --workload "$w" --plot "fronts/$tag.svg" >"fronts/$tag.txt" 2>&1
+  "$ctrl" pareto --profile "$csv" --workload "$w" --plot "fronts/$tag.svg" --plot-profile "fronts/$tag-profile.svg" \
+    >"fronts/$tag.txt" 2>&1
   "$ctrl" pareto --profile "$csv" --workload "$w" --format json >"fronts/$tag.json" 2>>"fronts/$tag.txt"
   "$ctrl" pareto --profile "$csv" --workload "$w" --energy total --base-power "$base" \
     --plot "fronts/$tag-total.svg" >"fronts/$tag-total.txt" 2>&1

@@ -155,6 +155,79 @@ TEST_P(Cli, ThePlotIsARegularFileAndNotTheProfile) {
     EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << "a temporary file left: " << e.path();
 }
 
+std::size_t occurrences(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
+// A profile without an energy sensor (as `ctrl profile` writes it on a machine without one): the
+// front's plot has no energy axis and says that energy was not measured, and by which processors;
+// the profile's plot has a time line per processor and no energy axis.
+TEST_P(Cli, PlotsWithoutEnergySaySo) {
+  const fs::path front = dir_ / "front.svg", profile = dir_ / "profile.svg";
+  const Result r = run({"--profile", fixture("no_energy_profile.csv"), "--workload", "80", "--plot", front.string(),
+                        "--plot-profile", profile.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string f = slurp(front);
+  for (const char* s : {"energy not measured", "no processor has an energy sensor", "cpu:0  (no energy sensor)",
+                        "cpu:1  (no energy sensor)", "parallel execution time (ms)", ">time-optimal (", ">load-balanced ("})
+    EXPECT_NE(f.find(s), std::string::npos) << s << "\n" << f;
+  for (const char* s : {"energy (J)", "energy (mJ)", "energy (µJ)", "energy (kJ)", "energy-optimal"})
+    EXPECT_EQ(f.find(s), std::string::npos) << s;
+  const std::string p = slurp(profile);
+  EXPECT_EQ(occurrences(p, "class=\"series\" data-panel=\"time\""), 2u) << p;
+  EXPECT_EQ(occurrences(p, "data-panel=\"energy\""), 0u);
+  EXPECT_NE(p.find("energy not measured"), std::string::npos);
+  EXPECT_NE(p.find("time per run (ms)"), std::string::npos);
+}
+
+TEST_P(Cli, PlotProfileHasOneLinePerProcessor) {
+  const fs::path profile = dir_ / "profile.svg";
+  const Result r = run({"--profile", fixture("paper_example.csv"), "--workload", "4", "--plot-profile", profile.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string p = slurp(profile);
+  EXPECT_EQ(p.rfind("<svg", 0), 0u);
+  for (const char* name : {"P0", "P1", "P2", "P3"})
+    for (const char* panel : {"time", "energy"})
+      EXPECT_EQ(occurrences(p, std::string("data-panel=\"") + panel + "\" data-processor=\"" + name + "\""), 1u)
+          << panel << " " << name;
+  EXPECT_NE(p.find("dynamic energy per run (J)"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir_ / "front.svg"));
+  // Checked before any work like --plot: not the profile, not the other plot.
+  const fs::path csv = dir_ / "p.csv";
+  fs::copy_file(fixture("paper_example.csv"), csv);
+  for (const auto& args : {std::vector<std::string>{"--plot-profile", csv.string()},
+                           std::vector<std::string>{"--plot", profile.string(), "--plot-profile", profile.string()}}) {
+    std::vector<std::string> all{"--profile", csv.string(), "--workload", "4"};
+    all.insert(all.end(), args.begin(), args.end());
+    const Result bad = run(all);
+    EXPECT_EQ(bad.code, 2) << bad.err;
+    EXPECT_EQ(bad.out, "") << "it computed the front";
+  }
+}
+
+// The time-optimal, energy-optimal and load-balanced distributions are one point here: each is
+// drawn apart from the others and labelled with its name and distribution.
+TEST_P(Cli, CoincidentMarksAreAllVisibleAndLabelled) {
+  const fs::path csv = dir_ / "square.csv", svg = dir_ / "front.svg";
+  std::ofstream(csv) << "processor,size,time,energy\nP0,1,1,1\nP0,2,2,4\nP0,3,3,9\nP1,1,1,1\nP1,2,2,4\nP1,3,3,9\n";
+  const Result r = run({"--profile", csv.string(), "--workload", "4", "--plot", svg.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string text = slurp(svg);
+  std::vector<std::string> where;
+  for (const std::string name : {"time-optimal", "energy-optimal", "load-balanced"}) {
+    const auto at = text.find("data-mark=\"" + name + "\" transform=\"translate(");
+    ASSERT_NE(at, std::string::npos) << name << "\n" << text;
+    where.push_back(text.substr(at, text.find(')', at) - at).substr(name.size() + 12));
+    EXPECT_EQ(occurrences(text, ">" + name + " (2 2)<"), 1u) << name;
+  }
+  EXPECT_NE(where[0], where[1]);
+  EXPECT_NE(where[0], where[2]);
+  EXPECT_NE(where[1], where[2]);
+  EXPECT_NE(text.find("Pareto-optimal (1 point)"), std::string::npos);
+}
+
 TEST_P(Cli, MeasuredDgemmProfile) {
   const auto pts = testing::dgemm_points();
   const fs::path csv = dir_ / "dgemm.csv";

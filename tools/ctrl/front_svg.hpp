@@ -1,14 +1,32 @@
-// `ctrl pareto --plot`: the front as a hand-written SVG (no plotting library exists as a package).
-// Axes in seconds and joules; the time-optimal point (red triangle), the energy-optimal point
-// (green square) and the load-balanced distribution (blue circle, as in the paper's figures) are
-// marked and named in the legend, which says so when no load-balanced distribution exists.
+// `ctrl pareto --plot`: the front as a hand-written SVG (svg_plot.hpp).
+//
+// With energy: time across and energy up, in units that suit the data (ms, J, ...), the staircase
+// of the front, and the marked distributions: time-optimal (red triangle), energy-optimal (green
+// square) and load-balanced (blue ring, as in the paper's figures). Each is labelled on the plot
+// with its name and distribution (the parts in the processors' order, listed in the legend);
+// marks that would fall on one spot are fanned out around it, joined to it by a thin line, so that
+// every one stays visible. Processors without an energy sensor are named in the legend.
+//
+// Without energy (no processor measured any: no sensor, or every energy 0): no energy axis. The
+// plot is then the parallel time of each distribution of the front and of the load-balanced one,
+// one bar per row, and says "energy not measured" and which processors lack a sensor.
 #pragma once
 #include "front_format.hpp"
 
 #include <string>
+#include <vector>
 
 namespace ctrl::tool {
 
-std::string front_svg(const FrontReport& report);
+// What the profile says about energy, for the plots to show.
+struct EnergyCoverage {
+  std::vector<bool> metered;  // per processor, in the report's order: its energy was measured
+                              // (empty: unknown, no processor is named as lacking it)
+  bool from_sensors = false;  // `metered` is whether it has a sensor (a `ctrl profile` file's
+                              // energy_source), not only whether its energies are non-zero
+  bool measured = true;       // false: no processor measured a non-zero energy
+};
+
+std::string front_svg(const FrontReport& report, const EnergyCoverage& coverage = {});
 
 }  // namespace ctrl::tool

@@ -1,9 +1,10 @@
 // ctrl pareto --profile FILE.csv --workload N [--energy dynamic|total] [--base-power W]
-//              [--format table|json|csv] [--plot FILE.svg] [--algorithm dp|paper|brute-force]
+//              [--format table|json|csv] [--plot FILE.svg] [--plot-profile FILE.svg]
+//              [--algorithm dp|paper|brute-force]
 // The exact Pareto front of workload distributions for time and energy (docs/partition.md).
 #include "command.hpp"
 #include "front_format.hpp"
-#include "front_svg.hpp"
+#include "plots.hpp"
 
 #include <ctrl/errors.hpp>
 #include <ctrl/io/files.hpp>
@@ -31,6 +32,7 @@ struct ParetoArgs {
   std::string base_power;
   std::string format = "table";
   std::string plot;
+  std::string plot_profile;
   std::string algorithm = "dp";
   unsigned threads = 0;
 };
@@ -60,12 +62,10 @@ int run_pareto(const ParetoArgs& a) {
   report.model.kind = a.energy == "total" ? partition::EnergyKind::total : partition::EnergyKind::dynamic;
   report.model.base_power = parse_base_power(a.base_power);
   report.profile_path = a.profile;
-  if (!a.plot.empty()) {
-    const io::FileArgument files[] = {{"--profile", a.profile, false}, {"--plot", a.plot, true}};
-    io::check_distinct_files(files);
-    io::check_output(a.plot);
-  }
-  const partition::Profile profile = loop::read_profile(a.profile).profile;
+  const PlotFiles plots{a.plot, a.plot_profile};
+  check_plot_files(a.profile, plots);
+  const loop::LoadedProfile loaded = loop::read_profile(a.profile);
+  const partition::Profile& profile = loaded.profile;
   report.processors = profile.names();
 
   partition::ParetoOptions options;
@@ -85,13 +85,7 @@ int run_pareto(const ParetoArgs& a) {
     write_table(std::cout, report);
   std::cout.flush();
 
-  if (!a.plot.empty()) {
-    try {
-      io::write_file_atomically(a.plot, front_svg(report));
-    } catch (const std::exception& e) {
-      throw exit_error(exit_bad_input, std::string("--plot: ") + e.what());
-    }
-  }
+  write_plots(plots, report, loaded);
   return exit_ok;
 }
 
@@ -114,6 +108,8 @@ void add_pareto(CLI::App& app, action& run) {
       ->check(CLI::IsMember({"table", "json", "csv"}))
       ->capture_default_str();
   cmd->add_option("--plot", args->plot, "Also write the front as an SVG plot to this file");
+  cmd->add_option("--plot-profile", args->plot_profile,
+                  "Also write the profile (time and energy per size, one line per processor) as an SVG plot");
   cmd->add_option("--algorithm", args->algorithm,
                   "dp (the fast exact method), paper (HEPOPTA as published) or brute-force (tiny inputs)")
       ->check(CLI::IsMember({"dp", "paper", "brute-force"}))
