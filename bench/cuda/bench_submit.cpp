@@ -4,7 +4,7 @@
 // that runs each task at once on the caller's thread, as the CUDA kind's StreamQueue does). What
 // is left is what ctrl adds to a CUDA launch on the host: the core's checks and bookkeeping, the
 // geometry and the hand-off to the queue. Counts heap allocations per launch (a replaced operator new) and
-// times launches back to back; run by tools/gpu-check.sh beside bench_cuda (needs no GPU).
+// times launches back to back; run by bench/lab/gpu-check.sh beside bench_cuda (needs no GPU).
 #include "../../src/core/device.hpp"
 
 #include <ctrl/ctrl.hpp>

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # One device call that does what a session needs on the H200: build everything (cuda preset), run
-# the whole ctest suite, then the measured loop (tools/h200-loop.sh) in the time that is left.
+# the whole ctest suite, then the measured loop (bench/lab/h200-loop.sh) in the time that is left.
 # Files under $OUT: build.log, ctest.log, and what h200-loop.sh writes (summary, log, archive).
-# Usage (device tool): tools/h200-session.sh   (the measured data it tests against is in data/)
+# Usage (device tool): bench/lab/h200-session.sh   (the measured data it tests against is in data/)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 : "${OUT:?OUT must name the folder for results}"
 start=$SECONDS
 echo "== build (cuda preset) =="
@@ -18,4 +18,4 @@ grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)|\*\*\*" "$OUT/ctest.lo
 echo "== loop =="
 export CTRL_DEADLINE_S=$((${CTRL_SESSION_S:-560} - (SECONDS - start)))
 echo "loop deadline ${CTRL_DEADLINE_S} s"
-tools/h200-loop.sh
+bench/lab/h200-loop.sh

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
-# tools/gpu-check.sh — everything the CUDA backend needs checked on a GPU, in one `device` call:
+# bench/lab/gpu-check.sh — everything the CUDA backend needs checked on a GPU, in one `device` call:
 # configure and build (Release, CUDA backend, sm_90, -j16), the CUDA tests (ctest -L cuda), the
 # CUDA benchmarks (Google Benchmark, JSON; the coarsening sweep's lines follow the goals in
 # goals.md) and the host-side submit benchmark, then, side by side, compute-sanitizer memcheck and
 # racecheck on the GPU test program, the rest of the test suite, and the case-study programs
 # end to end on cuda:0. A summary (tests, sanitizers, every goal against its anchor) comes last.
 #
-#   tools/gpu-check.sh            # from the repository root; results under $OUT (or build/gpu-check-out)
+#   bench/lab/gpu-check.sh        # from the repository root; results under $OUT (or build/gpu-check-out)
 #
 # Files written (at most 8, for the device tool): gpu-check.log (all of it), build.log, ctest.log,
 # memcheck.log, racecheck.log, bench.json, goals.md, apps.log.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/build/gpu-check-out}
 mkdir -p "$OUT"
 BUILD=${CTRL_GPU_BUILD:-build/gpu}

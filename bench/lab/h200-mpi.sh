@@ -2,10 +2,11 @@
 # The distributed loop on the H200 machine (docs/distributed.md): two MPI ranks on the one host,
 # rank 0 owning a CPU group and rank 1 the GPU, through `ctrl devices --write-selection`,
 # `ctrl profile --selection`, `ctrl pareto`, `ctrl run --selection --output`, and the same run in
-# one process for comparison. Run after tools/gpu-check.sh, in the same device call:
-#   tools/h200-mpi.sh [BUILD_DIR]        (default build/gpu; the log goes to $OUT/mpi.log)
+# one process for comparison. Run after bench/lab/gpu-check.sh, in the same device call:
+#   bench/lab/h200-mpi.sh [BUILD_DIR]    (default build/gpu; the log goes to $OUT/mpi.log;
+#                                        its figures are summarised in bench/results/h200-mpi.md)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 build=${1:-build/gpu}
 ctrl=$PWD/$build/bin/ctrl
 OUT=${OUT:-$PWD/build/mpi-out}
