@@ -59,9 +59,10 @@ MeasureResult measure(Platform& team, Problem& problem, const std::vector<Block>
   while (!stopped()) {
     const RoundResult r = mode == RoundMode::executions ? team.run(problem, blocks, out.batch)
                                                          : team.fill(problem, blocks, team.round_seconds());
-    // A round shorter than the round time (its executions got faster than calibration saw): the
-    // batch grows and the means start again, so that per-round costs stay out of them.
-    if (mode == RoundMode::executions && resized < 5 && team.batch_for(r.wall_s) > out.batch) {
+    // A round well short of the round time (its executions got faster than calibration saw): the
+    // batch grows and the means start again, so that per-round costs stay out of them. (Only well
+    // short: a few per cent of noise must not restart the means.)
+    if (mode == RoundMode::executions && resized < 5 && r.wall_s * out.batch < 0.75 * team.round_seconds()) {
       out.batch = team.batch_for(r.wall_s);
       ++resized;
       out.reps = 0;
