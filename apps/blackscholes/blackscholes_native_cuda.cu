@@ -10,7 +10,7 @@
 int main(int argc, char** argv) {
   apps::BlackScholesParams params;
   const apps::Problem problem = apps::blackscholes_problem(params);
-  return apps::run(problem, apps::Flavor::native, argc, argv, [&](apps::Session& s) {
+  return apps::run(problem, apps::Flavor::native_cuda, argc, argv, [&](apps::Session& s) {
     namespace nc = apps::native_cuda;
     const apps::Array& price = s.input("price");
     const apps::Array& strike = s.input("strike");

@@ -1,5 +1,6 @@
 #include "common/app.hpp"
 
+#include <ctrl/config.hpp>
 #include <ctrl/io/files.hpp>
 #include <ctrl/sizes.hpp>
 
@@ -455,19 +456,72 @@ std::size_t input_bytes(const Inputs& in, const Problem& problem) {
   return bytes;
 }
 
+// What a program says about itself in --help: the ctrl program's summary, a twin's says which.
+std::string description(const Problem& problem, Flavor flavor) {
+  switch (flavor) {
+    case Flavor::ctrl: return problem.summary;
+    case Flavor::native: return problem.summary + " (the plain-OpenMP twin of the ctrl program " + problem.name + ")";
+    case Flavor::native_cuda: return problem.summary + " (the plain-CUDA twin of the ctrl program " + problem.name + ")";
+  }
+  return problem.summary;
+}
+
+const char* device_help(Flavor flavor) {
+  switch (flavor) {
+    case Flavor::ctrl: return "the device: cpu (all cores), cpu:0-3 (those cores), cuda:0";
+    case Flavor::native: return "the cores to run on: cpu (all cores), cpu:0-3; other devices are ignored";
+    case Flavor::native_cuda: return "the GPU to run on: cuda:0, cuda:1, ...; other devices are ignored (cuda:0)";
+  }
+  return "";
+}
+
+// The result line's flavor= field.
+const char* flavor_field(Flavor flavor) {
+  switch (flavor) {
+    case Flavor::ctrl: return "ctrl";
+    case Flavor::native: return "native";
+    case Flavor::native_cuda: return "native_cuda";
+  }
+  return "";
+}
+
+// A twin's own device from --device: the OpenMP twin's cores (`cores`), the CUDA twin's GPU; a
+// device of another kind is ignored with a `note`, as the twin cannot run there.
+ctrl::DeviceSpec twin_device(Flavor flavor, ctrl::DeviceSpec device, std::vector<int>& cores, std::string& note) {
+  if (flavor == Flavor::native) cores = native_cores(device, &note);
+  if (flavor == Flavor::native_cuda && device.kind != "cuda") {
+    note = fmt::format("the CUDA twin runs on a GPU: ignoring device '{}', using cuda:0", device.str());
+    device = ctrl::parse_device("cuda:0");
+  }
+  return device;
+}
+
+// CLI11's refusals said as the program's other errors are: "<program>: error: ..." on stderr, exit
+// 2, and where to read more. --help and --version print on stdout and exit 0.
+int parse_failure(const CLI::App& cli, const CLI::ParseError& e, const std::string& program) {
+  if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return cli.exit(e) == 0 ? exit_ok : exit_bad_input;
+  std::fprintf(stderr, "%s: error: %s\nRun '%s --help' for more information.\n", program.c_str(), e.what(),
+               program.c_str());
+  return exit_bad_input;
+}
+
 }  // namespace
 
+std::string program_name(const std::string& problem, Flavor flavor) {
+  if (flavor == Flavor::native) return problem + "_native";
+  if (flavor == Flavor::native_cuda) return problem + "_native_cuda";
+  return problem;
+}
+
 int run(const Problem& problem, Flavor flavor, int argc, char** argv, const Body& body) {
-  const std::string program = problem.name + (flavor == Flavor::native ? "_native" : "");
+  const std::string program = program_name(problem.name, flavor);
   Options opt;
+  if (flavor == Flavor::native_cuda) opt.device = "cuda:0";
   std::vector<std::string> in_args, out_args;
-  CLI::App cli{flavor == Flavor::ctrl ? problem.summary
-                                      : problem.summary + " (the plain-OpenMP twin of the ctrl program, for comparison)",
-               program};
-  cli.add_option("--device", opt.device,
-                 flavor == Flavor::ctrl ? "the device: cpu (all cores), cpu:0-3 (those cores), cuda:0"
-                                        : "the cores to run on: cpu (all cores), cpu:0-3; other devices are ignored")
-      ->capture_default_str();
+  CLI::App cli{description(problem, flavor), program};
+  cli.set_version_flag("-V,--version", program + " (ctrl " CTRL_VERSION_STRING ")",
+                       "print the program and ctrl's version, and exit");
+  cli.add_option("--device", opt.device, device_help(flavor))->capture_default_str();
   cli.add_option("--in", in_args, "an input as NAME=PATH to a float32 .npy file (" + join(problem.inputs) + ")")
       ->type_name("NAME=PATH");
   cli.add_option("--out", out_args, "write an output as NAME=PATH (" + join(problem.outputs) + ")")
@@ -486,8 +540,7 @@ int run(const Problem& problem, Flavor flavor, int argc, char** argv, const Body
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = cli.exit(e);
-    return rc == 0 ? exit_ok : exit_bad_input;
+    return parse_failure(cli, e, program);
   }
 
   const auto fail = [&](const std::exception& e, int code) {
@@ -507,11 +560,9 @@ int run(const Problem& problem, Flavor flavor, int argc, char** argv, const Body
       throw BadInput(fmt::format("--device: {}", e.what()));
     }
     std::vector<int> cores;
-    if (flavor == Flavor::native) {
-      std::string note;
-      cores = native_cores(device, &note);
-      if (!note.empty() && !opt.quiet) std::fprintf(stderr, "%s: note: %s\n", program.c_str(), note.c_str());
-    }
+    std::string note;
+    device = twin_device(flavor, device, cores, note);
+    if (!note.empty() && !opt.quiet) std::fprintf(stderr, "%s: note: %s\n", program.c_str(), note.c_str());
     opt.in = name_paths(in_args, "--in", problem.inputs, program);
     opt.out = name_paths(out_args, "--out", problem.outputs, program);
     for (const auto& [name, path] : opt.out) check_output_path(name, path);
@@ -604,7 +655,7 @@ int run(const Problem& problem, Flavor flavor, int argc, char** argv, const Body
     }
   }
   std::printf("time_s=%.9f checksum=%.17g program=%s flavor=%s device=%s inputs=%s%s%s repeat=%d time_mean_s=%.9f%s\n",
-              best, sum, problem.name.c_str(), flavor == Flavor::ctrl ? "ctrl" : "native", device_text.c_str(),
+              best, sum, problem.name.c_str(), flavor_field(flavor), device_text.c_str(),
               shapes.c_str(), params.empty() ? "" : " ", params.c_str(), opt.repeat, mean,
               opt.check ? (verdict.ok ? " check=passed" : " check=failed") : "");
   std::fflush(stdout);

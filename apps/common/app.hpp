@@ -44,8 +44,11 @@ using Shape = std::vector<std::size_t>;
 // Bad arguments or input: exit code 2. The message must name the file or argument at fault.
 using BadInput = ctrl::UsageError;
 
-// Which program is running: the ctrl program or its native (OpenMP) twin.
-enum class Flavor { ctrl, native };
+// Which program is running: the ctrl program <name>, its OpenMP twin <name>_native, or its CUDA
+// twin <name>_native_cuda. It names the program in its help, messages and result line.
+enum class Flavor { ctrl, native, native_cuda };
+// "matadd", "matadd_native", "matadd_native_cuda".
+std::string program_name(const std::string& problem, Flavor flavor);
 
 // The common options, after parsing.
 struct Options {
@@ -166,7 +169,7 @@ class Session {
   Flavor flavor() const { return flavor_; }
   const Options& options() const { return options_; }
   const ctrl::DeviceSpec& device() const { return device_; }
-  // Native twins: the cores to pin the OpenMP threads to (from --device).
+  // The OpenMP twin: the cores to pin the OpenMP threads to (from --device).
   const std::vector<int>& cores() const { return cores_; }
   const Inputs& inputs() const { return inputs_; }
   const Array& input(std::string_view name) const { return inputs_[name]; }

@@ -3,6 +3,7 @@
 // host arrays (done once, outside the timing, as a careful CUDA programmer does), and device
 // buffers from a stream-ordered pool that keeps its memory between runs.
 #pragma once
+#include <ctrl/cuda/driver.hpp>
 #include <ctrl/device_spec.hpp>
 #include <ctrl/errors.hpp>
 
@@ -26,10 +27,8 @@ inline void check(cudaError_t e, const char* call) {
 inline int use_device(const ctrl::DeviceSpec& spec) {
   const int dev = spec.kind == "cuda" && spec.index >= 0 ? spec.index : 0;
   int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    (void)cudaGetLastError();
-    throw ctrl::DeviceError("cuda:" + std::to_string(dev) + ": no CUDA device");
-  }
+  if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0)
+    throw ctrl::DeviceError("cuda:" + std::to_string(dev) + ": " + ctrl::detail::no_cuda_device_reason(e));
   if (dev >= count) throw ctrl::DeviceError("cuda:" + std::to_string(dev) + ": no such CUDA device");
   APPS_CUDA(cudaSetDevice(dev));
   cudaMemPool_t pool = nullptr;

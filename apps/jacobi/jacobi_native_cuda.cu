@@ -12,7 +12,7 @@
 int main(int argc, char** argv) {
   apps::JacobiParams params;
   const apps::Problem problem = apps::jacobi_problem(params);
-  return apps::run(problem, apps::Flavor::native, argc, argv, [&](apps::Session& s) {
+  return apps::run(problem, apps::Flavor::native_cuda, argc, argv, [&](apps::Session& s) {
     namespace nc = apps::native_cuda;
     const apps::Array& in = s.input("m");
     const auto rows = static_cast<std::int64_t>(in.shape[0]), cols = static_cast<std::int64_t>(in.shape[1]);

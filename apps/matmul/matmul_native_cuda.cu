@@ -11,7 +11,7 @@
 int main(int argc, char** argv) {
   apps::MatMulParams params;
   const apps::Problem problem = apps::matmul_problem(params);
-  return apps::run(problem, apps::Flavor::native, argc, argv, [&](apps::Session& s) {
+  return apps::run(problem, apps::Flavor::native_cuda, argc, argv, [&](apps::Session& s) {
     namespace nc = apps::native_cuda;
     const apps::Array& a = s.input("a");
     const apps::Array& b = s.input("b");

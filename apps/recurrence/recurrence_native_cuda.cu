@@ -10,7 +10,7 @@
 int main(int argc, char** argv) {
   apps::RecurrenceParams params;
   const apps::Problem problem = apps::recurrence_problem(params);
-  return apps::run(problem, apps::Flavor::native, argc, argv, [&](apps::Session& s) {
+  return apps::run(problem, apps::Flavor::native_cuda, argc, argv, [&](apps::Session& s) {
     namespace nc = apps::native_cuda;
     const apps::Array& x = s.input("x");
     const auto rows = static_cast<std::int64_t>(x.shape[0]), cols = static_cast<std::int64_t>(x.shape[1]);

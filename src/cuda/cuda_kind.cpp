@@ -13,6 +13,8 @@
 
 #include "../core/device.hpp"
 
+#include <ctrl/cuda/driver.hpp>
+
 #include <fmt/format.h>
 
 #include <memory>
@@ -221,12 +223,7 @@ DeviceParts make_cuda_kind(const DeviceSpec& spec) {
   }
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count == 0) {
-    (void)cudaGetLastError();
-    throw DeviceError(fmt::format("{}: no CUDA device: {}", spec.str(),
-                                  e != cudaSuccess ? "cudaGetDeviceCount failed: " + cuda_error_text(e)
-                                                   : std::string("cudaGetDeviceCount found none")));
-  }
+  if (e != cudaSuccess || count == 0) throw DeviceError(fmt::format("{}: {}", spec.str(), no_cuda_device_reason(e)));
   if (spec.index >= count) {
     throw DeviceError(fmt::format("{}: no such CUDA device: this machine has {} (cuda:0{})", spec.str(), count,
                                   count > 1 ? fmt::format(" to cuda:{}", count - 1) : std::string()));

@@ -151,11 +151,26 @@ std::optional<LockedFile> open_locked(const std::filesystem::path& path) {
 
 void check_output(const std::filesystem::path& path) {
   struct stat st {};
-  if (check_target(path, st)) return;
+  const bool exists = check_target(path, st);
   const std::filesystem::path dir = directory_of(path);
-  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+  if (!exists && (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)))
     usage_error(path, "directory '" + dir.string() + "' does not exist");
+  // An existing file too: it is replaced by a temporary file created in its directory.
   if (::access(dir.c_str(), W_OK | X_OK) != 0) usage_error(path, "directory '" + dir.string() + "' is not writable");
+}
+
+void check_files(std::span<const FileArgument> files) {
+  for (const FileArgument& f : files) {
+    if (!f.output || f.path.empty()) continue;
+    try {
+      check_output(f.path);
+    } catch (const UsageError& e) {
+      throw UsageError(f.option + " " + e.what());
+    } catch (const Error& e) {
+      throw Error(f.option + " " + e.what());
+    }
+  }
+  check_distinct_files(files);
 }
 
 void check_distinct_files(std::span<const FileArgument> files) {

@@ -1,4 +1,5 @@
 // The GPUs the CUDA runtime sees, for `ctrl devices`.
+#include <ctrl/cuda/driver.hpp>
 #include <ctrl/loop/machine.hpp>
 
 #include <cuda_runtime_api.h>
@@ -10,11 +11,10 @@ std::vector<GpuInfo> probe_cuda_gpus(std::string& note) {
   std::vector<GpuInfo> gpus;
   int count = 0;
   const cudaError_t st = cudaGetDeviceCount(&count);
-  if (st != cudaSuccess) {
-    note = fmt::format("the CUDA runtime sees no GPU ({}: {})", cudaGetErrorName(st), cudaGetErrorString(st));
+  if (st != cudaSuccess || count == 0) {
+    note = detail::no_cuda_device_reason(st);
     return gpus;
   }
-  if (count == 0) note = "the CUDA runtime sees no GPU";
   for (int i = 0; i < count; ++i) {
     cudaDeviceProp p{};
     if (cudaGetDeviceProperties(&p, i) != cudaSuccess) continue;

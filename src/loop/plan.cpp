@@ -185,10 +185,7 @@ Plan plan_run(const Workload& app, const PlanRequest& r) {
                                  plan.cols, plan.cols_from, e.what()));
   }
   if (src.profile) plan.predicted = predict(*src.profile, plan.processors, plan.rows);
-  for (const auto& row : src.meta.rows)
-    if (row.base_power && std::none_of(plan.base_power.begin(), plan.base_power.end(),
-                                       [&](const auto& b) { return b.first == row.processor; }))
-      plan.base_power.emplace_back(row.processor, *row.base_power);
+  plan.base_power = base_powers(src.meta);
   return plan;
 }
 

@@ -247,6 +247,16 @@ LoadedProfile read_profile(const std::string& path) {
   return loaded;
 }
 
+std::vector<std::pair<std::string, double>> base_powers(const ProfileFile& file) {
+  std::vector<std::pair<std::string, double>> found;
+  for (const auto& name : file.processors) {
+    const auto row = std::find_if(file.rows.begin(), file.rows.end(),
+                                  [&](const ProfileRow& r) { return r.processor == name && r.base_power; });
+    if (row != file.rows.end()) found.emplace_back(name, *row->base_power);
+  }
+  return found;
+}
+
 partition::Profile to_partition_profile(const ProfileFile& file) {
   partition::Profile profile;
   for (const auto& name : file.processors) {

@@ -9,10 +9,12 @@
 #include "matmul/matmul_problem.hpp"
 #include "recurrence/recurrence_problem.hpp"
 
+#include <ctrl/config.hpp>
 #include <ctrl/io/npy.hpp>
 
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -426,6 +428,75 @@ TEST(AppCliTwins, SameChecksumAsTheCtrlProgram) {
     EXPECT_EQ(checksums[0], checksums[1]);
   }
   fs::remove_all(dir);
+}
+
+// Every program, twins included, names itself in its help, its --version, and its errors; the CUDA
+// twin is not the OpenMP twin (it printed the OpenMP twin's text).
+TEST(AppCliPrograms, EachNamesItselfInHelpVersionAndErrors) {
+  const fs::path dir = fs::temp_directory_path() / ("ctrl_apps_names_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  auto run_program = [&](const std::string& program, const std::string& args) {
+    const fs::path out = dir / "out.txt", err = dir / "err.txt";
+    const int status = std::system((quote(program) + " " + args + " >" + quote(out) + " 2>" + quote(err)).c_str());
+    return Result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+  };
+  const std::string cuda_twins[] = {CTRL_APP_MATADD_NATIVE_CUDA, CTRL_APP_BLACKSCHOLES_NATIVE_CUDA,
+                                    CTRL_APP_JACOBI_NATIVE_CUDA, CTRL_APP_MATMUL_NATIVE_CUDA,
+                                    CTRL_APP_RECURRENCE_NATIVE_CUDA};
+  std::size_t twin = 0;
+  for (const auto& c : cases()) {
+    if (c.name == "matmul_generic") continue;  // the same programs as matmul_blas
+    const apps::Problem p = c.problem();
+    const std::pair<apps::Flavor, std::string> programs[] = {
+        {apps::Flavor::ctrl, c.ctrl_path}, {apps::Flavor::native, c.native_path}, {apps::Flavor::native_cuda, cuda_twins[twin++]}};
+    for (const auto& [flavor, path] : programs) {
+      if (path.empty()) continue;  // a CUDA twin where the CUDA backend is not built
+      const std::string name = apps::program_name(p.name, flavor);
+      SCOPED_TRACE(name);
+      EXPECT_EQ(fs::path(path).filename().string(), name);
+      const Result help = run_program(path, "--help");
+      EXPECT_EQ(help.rc, 0) << help.err;
+      EXPECT_NE(help.out.find(p.summary), std::string::npos) << help.out;
+      EXPECT_NE(help.out.find("Usage: " + name + " "), std::string::npos) << help.out;
+      const char* twin_words = flavor == apps::Flavor::native        ? "plain-OpenMP twin"
+                               : flavor == apps::Flavor::native_cuda ? "plain-CUDA twin"
+                                                                     : "twin";
+      EXPECT_EQ(help.out.find(twin_words) != std::string::npos, flavor != apps::Flavor::ctrl) << help.out;
+
+      const Result version = run_program(path, "--version");
+      EXPECT_EQ(version.rc, 0) << version.err;
+      EXPECT_EQ(version.out, name + " (ctrl " CTRL_VERSION_STRING ")\n");
+
+      const Result bad = run_program(path, "--no-such-flag");
+      EXPECT_EQ(bad.rc, 2);
+      EXPECT_EQ(bad.err.rfind(name + ": error: ", 0), 0U) << bad.err;
+      EXPECT_NE(bad.err.find("--no-such-flag"), std::string::npos) << bad.err;
+      EXPECT_NE(bad.err.find("Run '" + name + " --help' for more information."), std::string::npos) << bad.err;
+      const Result input = run_program(path, "--in nosuchname=x.npy");
+      EXPECT_EQ(input.rc, 2);
+      EXPECT_EQ(input.err.rfind(name + ": error: ", 0), 0U) << input.err;
+    }
+  }
+  fs::remove_all(dir);
+}
+
+// The CUDA twin runs on a GPU: where none answers, it fails (exit 1) naming the device and why in
+// ctrl's words: with no driver at all, that there is none, not that it is too old.
+TEST(AppCliPrograms, TheCudaTwinSaysWhyNoGpuAnswers) {
+  const std::string twin = CTRL_APP_MATADD_NATIVE_CUDA;
+  if (twin.empty()) GTEST_SKIP() << "no CUDA twin in this build";
+  void* driver = ::dlopen("libcuda.so.1", RTLD_LAZY);
+  if (driver != nullptr) {
+    ::dlclose(driver);
+    GTEST_SKIP() << "an NVIDIA driver is installed here";
+  }
+  const fs::path dir = fs::temp_directory_path() / ("ctrl_apps_cuda_twin_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const int status = std::system((quote(twin) + " --size 4 4 >/dev/null 2>" + quote(dir / "err.txt")).c_str());
+  const std::string err = slurp(dir / "err.txt");
+  fs::remove_all(dir);
+  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 1) << err;
+  EXPECT_EQ(err, "matadd_native_cuda: error: cuda:0: no NVIDIA driver on this machine (libcuda.so.1 not found)\n");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // kernels.
 #pragma once
 #include <ctrl/ctrl.hpp>
+#include <ctrl/cuda/driver.hpp>
 
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -12,16 +13,12 @@
 
 namespace cudatest {
 
-// Empty when a CUDA device answers; otherwise why not, in words.
+// Empty when a CUDA device answers; otherwise why not, in the words ctrl uses (no driver, ...).
 inline const std::string& no_device_reason() {
   static const std::string reason = [] {
     int n = 0;
     const cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess) {
-      (void)cudaGetLastError();
-      return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
-    }
-    return n == 0 ? std::string("cudaGetDeviceCount found none") : std::string();
+    return e != cudaSuccess || n == 0 ? ctrl::detail::no_cuda_device_reason(e) : std::string();
   }();
   return reason;
 }

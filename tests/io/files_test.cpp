@@ -121,6 +121,34 @@ TEST_F(FilesTest, OutputsGoOnlyToRegularFiles) {
   EXPECT_EQ(names(), (std::vector<std::string>{"link.txt", "out.fifo", "target.txt"}));
 }
 
+// A command's one call: every output checked and named by its option, inputs and options not
+// given left alone, and no output over an input.
+TEST_F(FilesTest, CheckFilesNamesTheOptionOfAnOutputThatCannotBeWritten) {
+  const fs::path in = write("in.csv", "x");
+  const fs::path missing_dir = dir_ / "none" / "out.svg";
+  const io::FileArgument bad[] = {{"--profile", in, false}, {"--json", "", true}, {"--plot", missing_dir, true}};
+  EXPECT_EQ(message_of<ctrl::UsageError>([&] { io::check_files(bad); }),
+            "--plot " + missing_dir.string() + ": directory '" + (dir_ / "none").string() + "' does not exist");
+  const io::FileArgument dir[] = {{"--out", dir_, true}};
+  EXPECT_PRED2(contains, message_of<ctrl::UsageError>([&] { io::check_files(dir); }),
+               "--out " + dir_.string() + ": a directory, not a regular file");
+  const io::FileArgument same[] = {{"--profile", in, false}, {"--plot", in, true}};
+  EXPECT_PRED2(contains, message_of<ctrl::UsageError>([&] { io::check_files(same); }),
+               "an output may not overwrite an input");
+  const io::FileArgument fine[] = {{"--profile", dir_ / "not-read-here.csv", false}, {"--plot", dir_ / "new.svg", true}};
+  EXPECT_NO_THROW(io::check_files(fine));
+  if (::geteuid() == 0) GTEST_SKIP() << "root may write anywhere";
+  // An existing file is replaced through its directory, so that directory must be writable too.
+  const fs::path locked = dir_ / "locked";
+  fs::create_directory(locked);
+  std::ofstream(locked / "old.svg") << "old";
+  fs::permissions(locked, fs::perms::owner_read | fs::perms::owner_exec);
+  const io::FileArgument ro[] = {{"--plot", locked / "old.svg", true}};
+  const std::string message = message_of<ctrl::UsageError>([&] { io::check_files(ro); });
+  fs::permissions(locked, fs::perms::owner_all);
+  EXPECT_EQ(message, "--plot " + (locked / "old.svg").string() + ": directory '" + locked.string() + "' is not writable");
+}
+
 TEST_F(FilesTest, AReplacedFileKeepsItsPermissionsAndNoTemporaryRemains) {
   const fs::path p = write("a.txt", "old");
   fs::permissions(p, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);

@@ -1,6 +1,7 @@
 // `ctrl devices | power | profile | run` end to end, through the built tool: outputs, files, the
 // loop profile -> pareto -> run, resumption after an interruption, and exit codes (0 ok, 1 failure,
 // 2 bad arguments or input, 130 interrupted).
+#include <ctrl/config.hpp>
 #include <ctrl/io/npy.hpp>
 #include <ctrl/partition/profile_csv.hpp>
 
@@ -8,6 +9,7 @@
 
 #include "run_command.hpp"
 #include <nlohmann/json.hpp>
+#include <dlfcn.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -591,6 +593,149 @@ TEST_F(Cli, AParameterTheApplicationDoesNotTakeOrABadValueExits2) {
     EXPECT_EQ(r.code, 2) << args[0] << " " << args[1] << ": " << r.out << r.err;
     EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
   }
+}
+
+// ---- the command line's conventions (issue #18: a new user's first hour) ----------------------
+
+// Every line of an error on stderr is "ctrl: ..." (a parse error may add where to read more).
+void expect_ctrl_errors(const Result& r, const std::string& what) {
+  std::istringstream lines(r.err);
+  std::string line;
+  bool any = false;
+  while (std::getline(lines, line)) {
+    any = true;
+    EXPECT_TRUE(line.rfind("ctrl: ", 0) == 0 || line.rfind("Run 'ctrl", 0) == 0) << what << ": " << line;
+  }
+  EXPECT_TRUE(any) << what << ": no message";
+}
+
+const char* const subcommand_list = "(the subcommands: devices, power, profile, pareto, run)";
+
+TEST_F(Cli, VersionSaysTheVersionAndTheBackends) {
+  for (const char* flag : {"--version", "-V"}) {
+    const Result r = run({flag});
+    ASSERT_EQ(r.code, 0) << flag << ": " << r.err;
+    EXPECT_EQ(r.out.rfind(std::string("ctrl ") + CTRL_VERSION_STRING + "\n", 0), 0U) << r.out;
+    EXPECT_NE(r.out.find("backends: cpu, offload"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find(", cuda (the CUDA backend is built)") != std::string::npos, CTRL_HAVE_CUDA_BACKEND != 0) << r.out;
+    EXPECT_NE(r.out.find("MPI: "), std::string::npos) << r.out;
+    EXPECT_EQ(r.err, "");
+  }
+}
+
+TEST_F(Cli, HelpIsASubcommandToo) {
+  const Result top = run({"help"});
+  ASSERT_EQ(top.code, 0) << top.err;
+  EXPECT_EQ(top.out, run({"--help"}).out);
+  for (const char* sub : {"devices", "power", "profile", "pareto", "run"}) EXPECT_NE(top.out.find(sub), std::string::npos);
+
+  const Result pareto = run({"help", "pareto"});
+  ASSERT_EQ(pareto.code, 0) << pareto.err;
+  EXPECT_NE(pareto.out.find("ctrl pareto"), std::string::npos) << pareto.out;
+  EXPECT_NE(pareto.out.find("--workload"), std::string::npos) << pareto.out;
+  EXPECT_EQ(pareto.out, run({"pareto", "--help"}).out);
+
+  const Result bogus = run({"help", "bogus"});
+  EXPECT_EQ(bogus.code, 2);
+  EXPECT_EQ(bogus.out, "");
+  EXPECT_EQ(bogus.err, std::string("ctrl: help: unknown subcommand 'bogus' ") + subcommand_list + "\n");
+}
+
+TEST_F(Cli, NoSubcommandOrAnUnknownOneExits2) {
+  const Result none = run({});
+  EXPECT_EQ(none.code, 2);
+  EXPECT_EQ(none.out, "");
+  EXPECT_NE(none.err.find("ctrl [OPTIONS] [SUBCOMMAND]"), std::string::npos) << none.err;  // the usage
+  for (const char* sub : {"devices", "power", "profile", "pareto", "run"}) EXPECT_NE(none.err.find(sub), std::string::npos);
+
+  const Result bogus = run({"bogus"});
+  EXPECT_EQ(bogus.code, 2);
+  EXPECT_EQ(bogus.out, "");
+  EXPECT_EQ(bogus.err, std::string("ctrl: unknown subcommand 'bogus' ") + subcommand_list + "\n");
+}
+
+// CLI11's own refusals read like every other error: "ctrl: ...", exit 2, and where to read more.
+TEST_F(Cli, ParseErrorsArePrefixedAndSayWhereToReadMore) {
+  const Result missing = run({"pareto", "--workload", "4"});
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_EQ(missing.err, "ctrl: --profile is required\nRun 'ctrl pareto --help' for more information.\n");
+  const std::vector<std::vector<std::string>> cases = {
+      {"--bogus"},
+      {"devices", "--format", "yaml"},
+      {"power", "--idle", "--seconds"},
+      {"profile", "dgemm", "--device", "cpu:0", "--sizes", "4"},
+      {"run", "dgemm", "--split", "cpu:0=4", "--nonsense"},
+      {"pareto", "--profile", "p.csv", "--workload", "4", "extra"},
+  };
+  for (const auto& args : cases) {
+    const Result r = run(args);
+    EXPECT_EQ(r.code, 2) << args.front() << " " << args.back() << ": " << r.err;
+    expect_ctrl_errors(r, args.front() + " " + args.back());
+  }
+  // And the errors of the commands themselves.
+  expect_ctrl_errors(run({"run", "dgemm", "--split", "cpu:0"}), "--split cpu:0");
+}
+
+// Outputs are checked before any work: a path that cannot be written fails at once, naming the
+// option, the path and why, with nothing measured and nothing printed on stdout.
+TEST_F(Cli, OutputsThatCannotBeWrittenFailBeforeAnyWork) {
+  fs::create_directory(path("adir"));
+  struct Case {
+    std::vector<std::string> args;
+    std::string option, file, why;
+  };
+  const std::vector<Case> cases = {
+      {{"run", "dgemm", "--split", "cpu:0=4", "--cols", "8", "--json", path("none/r.json")}, "--json", path("none/r.json"),
+       "does not exist"},
+      {{"run", "dgemm", "--split", "cpu:0=4", "--cols", "8", "--output", path("adir")}, "--output", path("adir"),
+       "a directory"},
+      {{"profile", "dgemm", "--device", "cpu:0", "--sizes", "4", "--out", path("none/p.csv")}, "--out",
+       path("none/p.csv"), "does not exist"},
+      {{"profile", "dgemm", "--device", "cpu:0", "--sizes", "4", "--out", path("adir")}, "--out", path("adir"),
+       "a directory"},
+  };
+  for (const auto& c : cases) {
+    const Result r = run(c.args, quick);
+    EXPECT_EQ(r.code, 2) << c.option << ": " << r.err;
+    EXPECT_NE(r.err.find("ctrl: " + c.option + " " + c.file + ": "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(c.why), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "") << "it ran: " << r.out;
+    EXPECT_EQ(r.err.find("profile: "), std::string::npos) << "it measured: " << r.err;
+  }
+  EXPECT_FALSE(fs::exists(path("none")));
+}
+
+// With no NVIDIA driver at all, the message says so, not that the driver is too old (what the CUDA
+// runtime says). Runs only where the CUDA backend is built and no driver is installed.
+TEST_F(Cli, NoDriverIsNotAnOldDriver) {
+  if (!CTRL_HAVE_CUDA_BACKEND) GTEST_SKIP() << "no CUDA backend in this build";
+  if (void* lib = ::dlopen("libcuda.so.1", RTLD_LAZY)) {
+    ::dlclose(lib);
+    GTEST_SKIP() << "an NVIDIA driver is installed here";
+  }
+  const std::string words = "no NVIDIA driver on this machine (libcuda.so.1 not found)";
+  const Result r = run({"run", "matadd", "--split", "cuda:0=4", "--progress", "none", "--no-energy"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("cuda:0: " + words), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("insufficient"), std::string::npos) << r.err;
+  const Result d = run({"devices"});
+  ASSERT_EQ(d.code, 0) << d.err;
+  EXPECT_NE(d.out.find("GPU  none: " + words), std::string::npos) << d.out;
+}
+
+// ./run asked for help prints its usage and succeeds; a word it does not know is an error.
+TEST_F(Cli, TheRunScriptsHelp) {
+  for (const char* ask : {"--help", "-h", "help"}) {
+    const Result r = ctrl::test::run_command({CTRL_RUN_SCRIPT, ask}, dir_);
+    EXPECT_EQ(r.code, 0) << ask << ": " << r.err;
+    EXPECT_EQ(r.out.rfind("usage: ./run demo", 0), 0U) << r.out;
+    EXPECT_EQ(r.err, "");
+  }
+  const Result bogus = ctrl::test::run_command({CTRL_RUN_SCRIPT, "bogus"}, dir_);
+  EXPECT_EQ(bogus.code, 2);
+  EXPECT_EQ(bogus.out, "");
+  EXPECT_NE(bogus.err.find("unknown command 'bogus'"), std::string::npos) << bogus.err;
+  EXPECT_NE(bogus.err.find("usage: ./run demo"), std::string::npos) << bogus.err;
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace ctrl::partition {
 namespace {
@@ -226,6 +227,65 @@ TEST_P(Cli, CoincidentMarksAreAllVisibleAndLabelled) {
   EXPECT_NE(where[0], where[2]);
   EXPECT_NE(where[1], where[2]);
   EXPECT_NE(text.find("Pareto-optimal (1 point)"), std::string::npos);
+}
+
+// A plot that cannot be written is refused before the front is computed: nothing on stdout, exit 2,
+// the option, the path and why.
+TEST_P(Cli, APlotThatCannotBeWrittenFailsBeforeTheTable) {
+  const std::string good = fixture("paper_example.csv");
+  fs::create_directory(dir_ / "adir");
+  struct Case {
+    std::string plot, why;
+  };
+  std::vector<Case> cases = {{(dir_ / "none" / "f.svg").string(), "directory '" + (dir_ / "none").string() + "' does not exist"},
+                             {(dir_ / "adir").string(), "a directory, not a regular file"}};
+  if (::geteuid() != 0) {  // root may write anywhere
+    fs::create_directory(dir_ / "locked");
+    std::ofstream(dir_ / "locked" / "old.svg") << "old";  // an existing file is replaced through its directory
+    fs::permissions(dir_ / "locked", fs::perms::owner_read | fs::perms::owner_exec);
+    cases.push_back({(dir_ / "locked" / "new.svg").string(), "is not writable"});
+    cases.push_back({(dir_ / "locked" / "old.svg").string(), "is not writable"});
+  }
+  for (const auto& format : {"table", "json", "csv"})
+    for (const auto& c : cases) {
+      const Result r = run({"--profile", good, "--workload", "4", "--format", format, "--plot", c.plot});
+      EXPECT_EQ(r.code, 2) << c.plot << ": " << r.err;
+      EXPECT_EQ(r.out, "") << "it printed the front first";
+      EXPECT_NE(r.err.find("ctrl: --plot " + c.plot + ": " + c.why), std::string::npos) << r.err;
+    }
+  std::error_code ec;
+  fs::permissions(dir_ / "locked", fs::perms::owner_all, ec);
+}
+
+// --energy total without --base-power: 0 W would make total energy dynamic energy in silence. The
+// profile's own base powers are summed when it has one for every processor, and the output says
+// so; otherwise the user is asked for --base-power.
+TEST_P(Cli, TotalEnergyNeedsABasePower) {
+  for (const char* file : {"paper_example.csv", "ctrl_profile_no_gpu_sensor.csv"}) {
+    const Result r = run({"--profile", fixture(file), "--workload", "4", "--energy", "total"});
+    EXPECT_EQ(r.code, 2) << file << ": " << r.err;
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(r.err.rfind("ctrl: --energy total needs the platform's base power: give --base-power W", 0), 0U) << r.err;
+  }
+  const Result missing = run({"--profile", fixture("ctrl_profile_no_gpu_sensor.csv"), "--workload", "4", "--energy", "total"});
+  EXPECT_NE(missing.err.find("has no base power for cuda:0\n"), std::string::npos) << missing.err;
+
+  const std::string profile = fixture("ctrl_profile.csv");
+  const Result table = run({"--profile", profile, "--workload", "4", "--energy", "total"});
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find("with base power 67.5 W (the sum of the base powers in " + profile +
+                           ": cpu:0 12.5 W, cuda:0 55 W)"),
+            std::string::npos)
+      << table.out;
+  const Result json = run({"--profile", profile, "--workload", "4", "--energy", "total", "--format", "json"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  EXPECT_EQ(nlohmann::json::parse(json.out)["base_power"], 67.5);
+  EXPECT_NE(json.err.find("pareto: base power 67.5 W: the sum of the base powers in " + profile), std::string::npos)
+      << json.err;
+  // Given, it is used as given.
+  const Result given = run({"--profile", profile, "--workload", "4", "--energy", "total", "--base-power", "10"});
+  ASSERT_EQ(given.code, 0) << given.err;
+  EXPECT_NE(given.out.find("with base power 10 W (from --base-power)"), std::string::npos) << given.out;
 }
 
 TEST_P(Cli, MeasuredDgemmProfile) {

@@ -4,8 +4,7 @@
 #include "dispatch.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{"ctrl (pareto only, for tests)"};
-  app.require_subcommand(1);
+  CLI::App app{"ctrl (pareto only, for tests)", "ctrl"};
   ctrl::tool::action run;
   ctrl::tool::add_pareto(app, run);
   return ctrl::tool::dispatch(app, run, argc, argv);

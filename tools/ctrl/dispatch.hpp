@@ -21,6 +21,11 @@ class ErrorReport {
 // that cannot be split (loop::InfeasibleError); 2 for other bad input (UsageError); else 1.
 int exit_code_of(const std::exception& e);
 
+// Adds `ctrl help [SUBCOMMAND]`, parses, and runs what the command line chose, with the
+// conventions of docs/tool.md: --help, --version and `ctrl help` print on stdout and exit 0; `ctrl`
+// alone prints the usage on stderr and exits 2; an unknown subcommand is named with the known ones;
+// every error is one "ctrl: " line on stderr (a parse error adds where to read more) and its exit
+// code. Call after every subcommand is added.
 int dispatch(CLI::App& app, const action& run, int argc, char** argv, ErrorReport* report = nullptr);
 
 }  // namespace ctrl::tool

@@ -27,7 +27,10 @@ std::string FrontReport::energy_name() const {
 void write_table(std::ostream& out, const FrontReport& r) {
   const bool total = r.model.kind == partition::EnergyKind::total;
   out << fmt::format("Pareto front of (time, {} energy){}: workload {} on {} processors, from {}\n",
-                     r.energy_name(), total ? fmt::format(" with base power {:g} W", r.model.base_power) : "",
+                     r.energy_name(),
+                     total ? fmt::format(" with base power {:g} W{}", r.model.base_power,
+                                         r.base_power_origin.empty() ? "" : " (" + r.base_power_origin + ")")
+                           : "",
                      r.workload, r.processors.size(), r.profile_path);
   out << fmt::format("{} Pareto-optimal distribution{}\n", r.front.size(), r.front.size() == 1 ? "" : "s");
   const auto& t = r.time_optimal();

@@ -15,6 +15,7 @@ struct FrontReport {
   std::vector<std::string> processors;
   partition::Size workload = 0;
   partition::EnergyModel model;
+  std::string base_power_origin;                     // for total energy: "from --base-power", or the profile's sum
   partition::Front front;                            // sorted by time, non-empty
   std::optional<partition::Solution> load_balanced;  // absent when no such distribution exists
 

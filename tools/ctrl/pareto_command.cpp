@@ -12,6 +12,8 @@
 #include <ctrl/partition/pareto.hpp>
 #include <ctrl/loop/profile_file.hpp>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -20,6 +22,8 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ctrl::tool {
 
@@ -56,16 +60,46 @@ double parse_base_power(const std::string& text) {
   return w;
 }
 
+// --energy total without --base-power: the sum of the profile's own base powers when `ctrl profile`
+// measured one for every processor (each on a meter of its own: what its dynamic energies exclude);
+// 0 W would silently make total energy dynamic energy, so anything else is the user's to give.
+double profile_base_power(const loop::LoadedProfile& loaded, const std::string& path, std::string& origin) {
+  const auto found = loaded.file ? loop::base_powers(*loaded.file) : std::vector<std::pair<std::string, double>>{};
+  std::string missing, parts;
+  for (const auto& name : loaded.profile.names())
+    if (std::none_of(found.begin(), found.end(), [&](const auto& b) { return b.first == name; }))
+      missing += (missing.empty() ? "" : ", ") + name;
+  if (!missing.empty())
+    throw exit_error(exit_bad_input,
+                     "--energy total needs the platform's base power: give --base-power W (the total that `ctrl power "
+                     "--idle` prints); " + path +
+                         (loaded.file ? " has no base power for " + missing
+                                      : " holds no base powers (only `ctrl profile` files record them)"));
+  double sum = 0;
+  for (const auto& [name, watts] : found) {
+    sum += watts;
+    parts += fmt::format("{}{} {:g} W", parts.empty() ? "" : ", ", name, watts);
+  }
+  origin = fmt::format("the sum of the base powers in {}: {}", path, parts);
+  return sum;
+}
+
 int run_pareto(const ParetoArgs& a) {
   FrontReport report;
   report.workload = parse_workload(a.workload);
   report.model.kind = a.energy == "total" ? partition::EnergyKind::total : partition::EnergyKind::dynamic;
   report.model.base_power = parse_base_power(a.base_power);
+  report.base_power_origin = "from --base-power";
   report.profile_path = a.profile;
   const PlotFiles plots{a.plot, a.plot_profile};
-  check_plot_files(a.profile, plots);
+  check_plot_files(a.profile, plots);  // before the table: a plot that cannot be written fails first
   const loop::LoadedProfile loaded = loop::read_profile(a.profile);
   const partition::Profile& profile = loaded.profile;
+  if (report.model.kind == partition::EnergyKind::total && a.base_power.empty()) {
+    report.model.base_power = profile_base_power(loaded, a.profile, report.base_power_origin);
+    if (a.format != "table")  // the table says it in its first line; JSON and CSV have no place for it
+      std::cerr << fmt::format("pareto: base power {:g} W: {}\n", report.model.base_power, report.base_power_origin);
+  }
   report.processors = profile.names();
 
   partition::ParetoOptions options;
@@ -103,7 +137,9 @@ void add_pareto(CLI::App& app, action& run) {
   cmd->add_option("--energy", args->energy, "Second objective: dynamic energy, or total = dynamic + base power x time")
       ->check(CLI::IsMember({"dynamic", "total"}))
       ->capture_default_str();
-  cmd->add_option("--base-power", args->base_power, "Base (static) power of the platform in watts, for --energy total (default 0)");
+  cmd->add_option("--base-power", args->base_power,
+                  "Base (static) power of the platform in watts, for --energy total (default: the sum of the "
+                  "profile's base powers, when it has one for every processor)");
   cmd->add_option("--format", args->format, "Output: table (for a terminal), json or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}))
       ->capture_default_str();

@@ -16,9 +16,7 @@ void check_plot_files(const std::string& profile_path, const PlotFiles& files) {
   std::vector<io::FileArgument> args{{"--profile", profile_path, false}};
   if (!files.front.empty()) args.push_back({"--plot", files.front, true});
   if (!files.profile.empty()) args.push_back({"--plot-profile", files.profile, true});
-  io::check_distinct_files(args);
-  if (!files.front.empty()) io::check_output(files.front);
-  if (!files.profile.empty()) io::check_output(files.profile);
+  io::check_files(args);  // distinct files, each output writable, named by its option
 }
 
 void write_plots(const PlotFiles& files, const FrontReport& report, const loop::LoadedProfile& loaded) {

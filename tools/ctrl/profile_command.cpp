@@ -128,6 +128,12 @@ int run_profile_command(const ProfileArgs& a, Job& job) {
   loop::agree_on_problem(job.group(a.platform, distributed),
                    fmt::format("{} --cols {} --sizes {} --seed {}", app.identity(), a.cols.empty() ? "(default)" : a.cols, sizes,
                                req.seed));
+  // Rank 0 writes the profile: its --out is checked there, before any device is made.
+  job.from_root([&] {
+    const io::FileArgument files[] = {{"--selection", a.platform.selection, false}, {"--out", a.out, true}};
+    io::check_files(files);
+    return std::string();
+  });
   const auto platform = job.platform(a.platform, distributed, req.devices, req.team);
   ProgressBar bar(ProgressBar::parse_mode(platform->is_root() ? a.measure.progress : std::string("none")));
   Observer obs(bar);

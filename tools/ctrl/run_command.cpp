@@ -72,9 +72,7 @@ loop::Plan plan(const RunArgs& a, const loop::PlanRequest& request, const loop::
                                       {"--selection", a.platform.selection, false},
                                       {"--json", a.json_file, true},
                                       {"--output", a.output, true}};
-    io::check_distinct_files(files);
-    for (const auto& f : files)
-      if (f.output && !f.path.empty()) io::check_output(f.path);
+    io::check_files(files);
     return loop::to_text(loop::plan_run(app, request));
   }));
 }

@@ -72,8 +72,9 @@ std::optional<LockedFile> open_locked(const std::filesystem::path& path);
 // ---- outputs -----------------------------------------------------------------------------------
 
 // UsageError unless `path` can be written as an output: its last component a regular file or not
-// there yet (not a FIFO, a device, a directory or a symbolic link), in an existing directory.
-// Commands call it on every output before any work; AtomicFile checks the target again.
+// there yet (not a FIFO, a device, a directory or a symbolic link), in an existing directory this
+// process may write to (an existing file too: it is replaced by a temporary file renamed over it).
+// Commands call it on every output before any work (check_files); AtomicFile checks the target again.
 void check_output(const std::filesystem::path& path);
 
 // One file argument of a command, for check_distinct_files.
@@ -87,6 +88,11 @@ struct FileArgument {
 // outputs are one file: compared by file identity (device and inode) where the file exists, by
 // absolute path where it does not yet.
 void check_distinct_files(std::span<const FileArgument> files);
+
+// A command's file arguments, checked together before any work (options not given have empty
+// paths and are skipped): every output as check_output, naming its option ("--plot out/f.svg:
+// directory 'out' does not exist"), then check_distinct_files. The one call each command makes.
+void check_files(std::span<const FileArgument> files);
 
 // A new version of `target`, written to an exclusive temporary file beside it and put in place by
 // commit(). Destroyed before commit (an exception, an early return), it removes the temporary

@@ -30,6 +30,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ctrl::loop {
@@ -69,6 +70,12 @@ struct ProfileFile {
 ProfileFile read_profile_file(const std::string& path);
 // The same for a file's text, read by the caller.
 ProfileFile parse_profile_file(const std::string& text, const std::string& path);
+
+// Each processor's base power as the profile measured (or was given) it, W: its first row's
+// base_power, in the file's order of processors. A processor without a sensor has none and is
+// left out. What `ctrl run` compares measured energy with, and what `ctrl pareto --energy total`
+// sums when no --base-power is given.
+std::vector<std::pair<std::string, double>> base_powers(const ProfileFile& file);
 
 // The profile the partition library computes fronts from (ctrl/partition.hpp): every processor's
 // (size, time, energy) points, in the file's order of processors.
