@@ -9,9 +9,9 @@
 namespace ctrl::loop {
 
 void StopRule::validate() const {
-  if (min_reps < 2) throw UsageError(fmt::format("--min-reps {}: a confidence interval needs at least 2 rounds", min_reps));
-  if (max_reps < min_reps)
-    throw UsageError(fmt::format("--max-reps {} is below --min-reps {}", max_reps, min_reps));
+  if (min_reps < 2)
+    throw UsageError(fmt::format("--min-reps {}: a confidence interval needs at least 2 rounds", min_reps));
+  if (max_reps < min_reps) throw UsageError(fmt::format("--max-reps {} is below --min-reps {}", max_reps, min_reps));
   if (!(precision > 0) || !std::isfinite(precision))
     throw UsageError(fmt::format("--precision {}: a positive fraction is needed (0.025 is 2.5 %)", precision));
   if (!(max_seconds >= 0) || !std::isfinite(max_seconds))
@@ -39,8 +39,7 @@ int calibrate_batch(Platform& team, Problem& problem, const std::vector<Block>& 
 }  // namespace
 
 MeasureResult measure(Platform& team, Problem& problem, const std::vector<Block>& blocks, const StopRule& rule,
-                      RoundMode mode, const std::function<void(const RoundProgress&)>& progress,
-                      const StopFlag* stop) {
+                      RoundMode mode, const std::function<void(const RoundProgress&)>& progress, const StopFlag* stop) {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
@@ -58,7 +57,7 @@ MeasureResult measure(Platform& team, Problem& problem, const std::vector<Block>
   const auto stopped = [&] { return team.any(stop != nullptr && stop->load()); };
   while (!stopped()) {
     const RoundResult r = mode == RoundMode::executions ? team.run(problem, blocks, out.batch)
-                                                         : team.fill(problem, blocks, team.round_seconds());
+                                                        : team.fill(problem, blocks, team.round_seconds());
     // A round well short of the round time (its executions got faster than calibration saw): the
     // batch grows and the means start again, so that per-round costs stay out of them. (Only well
     // short: a few per cent of noise must not restart the means.)

@@ -1,6 +1,5 @@
 #include <ctrl/loop/workload.hpp>
 
-
 #include <ctrl/sizes.hpp>
 
 #include <fmt/format.h>
@@ -42,9 +41,11 @@ void Workload::check_size(index_t rows, index_t cols, std::size_t slots) const {
   }
   // BLAS and FFTW count rows and columns in int (a larger count would be cut, silently).
   if (cols > INT_MAX)
-    throw UsageError(fmt::format("{}: N = {} exceeds {}, the largest N that BLAS and FFTW take", name(), cols, INT_MAX));
+    throw UsageError(
+        fmt::format("{}: N = {} exceeds {}, the largest N that BLAS and FFTW take", name(), cols, INT_MAX));
   if (rows > INT_MAX)
-    throw UsageError(fmt::format("{}: {} rows exceed {}, the most rows that BLAS and FFTW take", name(), rows, INT_MAX));
+    throw UsageError(
+        fmt::format("{}: {} rows exceed {}, the most rows that BLAS and FFTW take", name(), rows, INT_MAX));
 }
 
 Block Problem::local_block(Block b, const char* app) const {
@@ -118,8 +119,8 @@ void Catalog::add(std::vector<Parameter> parameters, Factory make) {
   for (std::size_t i = 0; i < parameters.size(); ++i) {
     const Parameter& p = parameters[i];
     if (p.name.empty() || p.name.find_first_of(" =,\"") != std::string::npos)
-      throw UsageError(fmt::format("Catalog::add: parameter name '{}' is empty or holds a space, '=', ',' or '\"'",
-                                   p.name));
+      throw UsageError(
+          fmt::format("Catalog::add: parameter name '{}' is empty or holds a space, '=', ',' or '\"'", p.name));
     for (std::size_t j = 0; j < i; ++j)
       if (parameters[j].name == p.name) throw UsageError(fmt::format("Catalog::add: parameter '{}' twice", p.name));
   }
@@ -161,7 +162,8 @@ std::shared_ptr<const Workload> Catalog::make(std::string_view name, const Setti
                     std::equal(given.begin(), given.end(), e.parameters.begin(),
                                [](const Parameter& a, const Parameter& b) { return a.name == b.name; });
   if (!same)
-    throw UsageError(fmt::format("Catalog::make: these settings are not {}'s (start from defaults(\"{}\"))", name, name));
+    throw UsageError(
+        fmt::format("Catalog::make: these settings are not {}'s (start from defaults(\"{}\"))", name, name));
   if (settings.text().empty()) return e.defaults;
   std::unique_ptr<Workload> w = e.make(settings);
   if (!w || w->name() != e.defaults->name())

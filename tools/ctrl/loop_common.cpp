@@ -60,8 +60,8 @@ void AppArgs::add_to(CLI::App* cmd) {
     }
   }
   for (const Option& o : options)
-    cmd->add_option_function<double>("--" + o.name, [this, name = o.name](const double& v) { given.emplace_back(name, v); },
-                                     o.help)
+    cmd->add_option_function<double>(
+           "--" + o.name, [this, name = o.name](const double& v) { given.emplace_back(name, v); }, o.help)
         ->type_name(o.integer ? "INT" : "FLOAT");
 }
 
@@ -106,7 +106,6 @@ std::string format_percent(std::optional<double> r) {
 
 void prefer_pci_order_for_cuda() { ::setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 0); }
 
-
 void MeasureArgs::add_to(CLI::App* cmd) {
   cmd->add_option("--min-reps", min_reps, "Fewest measured rounds")->capture_default_str();
   cmd->add_option("--max-reps", max_reps, "Most measured rounds")->capture_default_str();
@@ -116,7 +115,8 @@ void MeasureArgs::add_to(CLI::App* cmd) {
   cmd->add_option("--max-seconds", max_seconds, "No new round after this long (0: no limit)")->capture_default_str();
   cmd->add_option("--base-power", base_power,
                   "A device's base power, DEVICE=WATTS (default: the profile's, else measured idle)");
-  cmd->add_option("--idle-seconds", idle_seconds, "Idle window to measure base powers known from nowhere else (0: do not)")
+  cmd->add_option("--idle-seconds", idle_seconds,
+                  "Idle window to measure base powers known from nowhere else (0: do not)")
       ->capture_default_str();
   cmd->add_flag("--no-energy", no_energy, "Measure time only");
   cmd->add_option("--min-window", min_window,
