@@ -58,12 +58,14 @@ MeasureResult measure(Platform& team, Problem& problem, const std::vector<Block>
   while (!stopped()) {
     const RoundResult r = mode == RoundMode::executions ? team.run(problem, blocks, out.batch)
                                                         : team.fill(problem, blocks, team.round_seconds());
-    // A round well short of the round time (its executions got faster than calibration saw): the
-    // batch grows and the means start again, so that per-round costs stay out of them. (Only well
-    // short: a few per cent of noise must not restart the means.)
-    if (mode == RoundMode::executions && resized < 5 && r.wall_s * out.batch < 0.75 * team.round_seconds()) {
+    // A round well short of the round time (its executions got much faster than calibration saw):
+    // the batch grows and the means start again, so that per-round costs stay out of them. Only
+    // well short: noise must not restart the means (a 2 ms round on a loaded machine varies).
+    if (mode == RoundMode::executions && resized < 5 && r.wall_s * out.batch < 0.5 * team.round_seconds()) {
+      if (progress) progress({out.reps + 1, rule.max_reps, out.batch, std::numeric_limits<double>::infinity()});
       out.batch = team.batch_for(r.wall_s);
       ++resized;
+      out.discarded += out.reps + 1;
       out.reps = 0;
       for (auto* v : {&walls, &windows}) v->clear();
       for (std::size_t i = 0; i < n; ++i) {

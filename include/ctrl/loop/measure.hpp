@@ -40,6 +40,7 @@ enum class RoundMode { executions, fill };
 struct MeasureResult {
   int reps = 0;
   int batch = 1;                  // executions per round (RoundMode::executions)
+  int discarded = 0;              // rounds dropped (and reported) when one fell well short and the batch grew
   bool converged = false;
   bool interrupted = false;
   std::vector<ProcessorResult> processors;
