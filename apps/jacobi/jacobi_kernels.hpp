@@ -17,13 +17,14 @@ struct JacobiCopy {
 };
 
 // The interior update, launched over (rows-2, cols-2) threads: thread (x, y) updates cell
-// (x+1, y+1). dst is Out as in the paper: the kernel defines the cells it produces (the
-// interior); the boundary cells of dst keep the values the device copy already holds, valid
-// since the copy launch before it read the same tile.
+// (x+1, y+1). dst is InOut, where the paper has OUT: the kernel writes the interior only and the
+// boundary cells keep their values, and an Out parameter promises every element (docs/model.md;
+// CTRL_CHECK_OUT=1 checks it). It costs no copy: the copy launch before it read the same tile,
+// so the device copy is valid, and an InOut tile is copied in only when it is not.
 struct JacobiUpdate {
   static constexpr const char* name = "jacobi_update";
   static constexpr ctrl::Traits traits{ctrl::coalescing::medium, ctrl::arith::medium, ctrl::sharing::medium};
-  CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::Out<float, 2> dst, ctrl::In<float, 2> src) const {
+  CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::InOut<float, 2> dst, ctrl::In<float, 2> src) const {
     const ctrl::index_t row = t.x + 1, col = t.y + 1;
     dst(row, col) = (src(row + 1, col) + src(row - 1, col) + src(row, col + 1) + src(row, col - 1)) * 0.25F;
   }

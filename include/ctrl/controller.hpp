@@ -40,10 +40,23 @@ struct TransferStats {
   friend bool operator==(const TransferStats&, const TransferStats&) = default;
 };
 
+// How a controller works, beyond which device it owns.
+struct ControllerOptions {
+  // Checking mode for Out parameters (docs/model.md, "Out: the kernel writes every element"):
+  // before each launch, every Out tile's image on the controller is filled with a poison pattern;
+  // after it, elements still holding the pattern fail the launch with a KernelError, at the next
+  // wait() or detach(), naming the kernel, the launch, the tile and the first element left
+  // unwritten. It waits for each launch and scans its Out tiles: for tests and debugging. Transfer
+  // counts are those of the unchecked run. The environment turns it on for every controller of a
+  // process without changing code: CTRL_CHECK_OUT=1 (0 or empty: as the options say).
+  bool check_out = false;
+};
+
 class Controller {
  public:
-  explicit Controller(const DeviceSpec& device);
-  explicit Controller(std::string_view device) : Controller(parse_device(device)) {}
+  explicit Controller(const DeviceSpec& device, const ControllerOptions& options = {});
+  explicit Controller(std::string_view device, const ControllerOptions& options = {})
+      : Controller(parse_device(device), options) {}
   ~Controller();  // waits, detaches what is still attached, frees internal tiles; never throws
   Controller(const Controller&) = delete;
   Controller& operator=(const Controller&) = delete;
@@ -102,6 +115,7 @@ class Controller {
   std::string name() const;         // "cpu:0-3"
   std::string description() const;  // "4 cores (0-3), shared memory, 4 workers"
   bool shares_host_memory() const;
+  bool checks_out() const;  // checking mode for Out parameters: the option or CTRL_CHECK_OUT=1
   TransferStats transfers() const;
   void reset_transfers();
 

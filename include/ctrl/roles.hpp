@@ -23,8 +23,9 @@ struct In : View<const T, N> {
   using View<const T, N>::View;
 };
 
-// Write-only tile parameter: the kernel defines every element it is meant to produce; the device
-// copy becomes the valid one and nothing is copied in first.
+// Write-only tile parameter: the kernel writes every element; the device copy becomes the valid
+// one and nothing is copied in first. A kernel that writes only some must take the tile as InOut
+// (ControllerOptions::check_out finds the ones that do not).
 template <class T, std::size_t N = 1>
 struct Out : View<T, N> {
   using value_type = T;

@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <string_view>
+
 namespace ctrl {
 
 namespace {
@@ -16,10 +19,27 @@ detail::DeviceParts build_parts(const DeviceSpec& spec) {
   }
   return factory(spec);
 }
+
+// CTRL_CHECK_OUT=1 checks a whole program (a test run, a debugging session) without changing its
+// code. Anything but 1, 0 or nothing is refused: a misspelt value must not quietly check nothing.
+bool check_out_requested() {
+  const char* env = std::getenv("CTRL_CHECK_OUT");
+  const std::string_view v = env ? env : "";
+  if (v.empty() || v == "0") return false;
+  if (v == "1") return true;
+  throw UsageError(fmt::format("CTRL_CHECK_OUT='{}': set it to 1 to check that kernels write every element of "
+                               "their Out tiles, or to 0 (or leave it unset) not to",
+                               v));
+}
+
+std::unique_ptr<detail::ControllerCore> make_core(const DeviceSpec& spec, const ControllerOptions& options) {
+  const bool check_out = check_out_requested() || options.check_out;  // a bad value fails before a device opens
+  return std::make_unique<detail::ControllerCore>(spec, build_parts(spec), check_out);
+}
 }  // namespace
 
-Controller::Controller(const DeviceSpec& device)
-    : core_(std::make_unique<detail::ControllerCore>(device, build_parts(device))) {}
+Controller::Controller(const DeviceSpec& device, const ControllerOptions& options)
+    : core_(make_core(device, options)) {}
 
 Controller::~Controller() = default;
 
@@ -39,6 +59,7 @@ const DeviceSpec& Controller::spec() const { return core_->spec(); }
 std::string Controller::name() const { return core_->name(); }
 std::string Controller::description() const { return core_->description(); }
 bool Controller::shares_host_memory() const { return core_->shared(); }
+bool Controller::checks_out() const { return core_->checks_out(); }
 TransferStats Controller::transfers() const { return core_->transfers(); }
 void Controller::reset_transfers() { core_->reset_transfers(); }
 

@@ -7,9 +7,9 @@
 
 namespace ctrl::detail {
 
-ControllerCore::ControllerCore(DeviceSpec spec, DeviceParts parts)
+ControllerCore::ControllerCore(DeviceSpec spec, DeviceParts parts, bool check_out)
     : spec_(std::move(spec)), name_(spec_.str()), parts_(std::move(parts)),
-      shared_(parts_.memory->shared_with_host()) {
+      shared_(parts_.memory->shared_with_host()), check_out_(check_out) {
   ExecutionModel* exec = parts_.exec.get();
   parts_.queue->start([exec] { exec->bind_queue_thread(); });
 }
@@ -259,11 +259,9 @@ void ControllerCore::check_owned(const TileState& t, const char* what, const cha
                                t.label(), t.internal ? "internal to" : "attached to", t.owner->name()));
 }
 
-void ControllerCore::submit(LaunchBody& body, Variant variant, const Threads& space, const TileUse* uses,
-                            std::size_t n_uses) {
-  std::lock_guard lock(mutex_);
+void ControllerCore::check_launch(const LaunchBody& body, Variant v, const Threads& space, const TileUse* uses,
+                                  std::size_t n_uses) const {
   const char* kernel = body.kernel_name();
-  const Variant v = choose_variant(body, parts_.exec->family(), variant, name_);
   const std::uint32_t indexed = body.indexed_tiles();
   for (int d = 0; d < space.dims(); ++d) {
     if (space.extent(d) < 0) {
@@ -284,21 +282,11 @@ void ControllerCore::submit(LaunchBody& body, Variant variant, const Threads& sp
       }
     }
   }
-  // Decide the copies now, in submission order, so that the record is exact whatever runs when.
-  // Small launches keep their pointers and copies on the stack.
-  constexpr std::size_t on_stack = 16;
-  void* stack_ptrs[on_stack];
-  Copy stack_copies[on_stack];
-  std::vector<void*> heap_ptrs;
-  std::vector<Copy> heap_copies;
-  void** ptrs = stack_ptrs;
-  Copy* copies = stack_copies;
-  if (n_uses > on_stack) {
-    heap_ptrs.resize(n_uses);
-    heap_copies.resize(n_uses);
-    ptrs = heap_ptrs.data();
-    copies = heap_copies.data();
-  }
+}
+
+// Decides the launch's copies and updates the record: ptrs[j] is tile j's image; returns how
+// many copies it wrote.
+std::size_t ControllerCore::settle(const TileUse* uses, std::size_t n_uses, void** ptrs, Copy* copies) {
   std::size_t n_copies = 0;
   for (std::size_t j = 0; j < n_uses; ++j) {
     TileState& t = *uses[j].tile;
@@ -317,26 +305,105 @@ void ControllerCore::submit(LaunchBody& body, Variant variant, const Threads& sp
       t.host_valid = shared_ && !t.internal;
     }
   }
+  return n_copies;
+}
+
+// The tiles checking mode poisons: those taken as Out, once each, unless the launch also reads
+// them through another parameter (the poison would then be what it reads).
+std::vector<ControllerCore::OutCheck> ControllerCore::out_checks(const TileUse* uses, std::size_t n_uses) {
+  std::vector<OutCheck> checks;
+  for (std::size_t j = 0; j < n_uses; ++j) {
+    const TileState& t = *uses[j].tile;
+    if (uses[j].role != Role::out || t.bytes() == 0) continue;
+    bool skip = false;
+    for (std::size_t k = 0; k < n_uses && !skip; ++k) {
+      skip = uses[k].tile == &t && (reads(uses[k].role) || (k < j && uses[k].role == Role::out));
+    }
+    if (skip) continue;
+    OutCheck c{t.image, t.bytes(), t.elem_size, t.rank, {}, t.label()};
+    std::copy(std::begin(t.ext), std::end(t.ext), std::begin(c.ext));
+    checks.push_back(std::move(c));
+  }
+  return checks;
+}
+
+void ControllerCore::submit(LaunchBody& body, Variant variant, const Threads& space, const TileUse* uses,
+                            std::size_t n_uses) {
+  std::lock_guard lock(mutex_);
+  const Variant v = choose_variant(body, parts_.exec->family(), variant, name_);
+  check_launch(body, v, space, uses, n_uses);
+  // Decide the copies now, in submission order, so that the record is exact whatever runs when.
+  // Small launches keep their pointers and copies on the stack.
+  constexpr std::size_t on_stack = 16;
+  void* stack_ptrs[on_stack];
+  Copy stack_copies[on_stack];
+  std::vector<void*> heap_ptrs;
+  std::vector<Copy> heap_copies;
+  void** ptrs = stack_ptrs;
+  Copy* copies = stack_copies;
+  if (n_uses > on_stack) {
+    heap_ptrs.resize(n_uses);
+    heap_copies.resize(n_uses);
+    ptrs = heap_ptrs.data();
+    copies = heap_copies.data();
+  }
+  const std::size_t n_copies = settle(uses, n_uses, ptrs, copies);
+  std::vector<OutCheck> checks;  // stays empty, allocating nothing, unless checking mode is on
+  if (check_out_) checks = out_checks(uses, n_uses);
   const std::uint64_t number = ++launches_;
   if (parts_.queue->runs_inline()) {
     // The queue runs the task before submit_inline returns: the body and arrays stay where they are.
-    auto task = [&] { run_launch(body, v, space, ptrs, copies, n_copies, number); };
+    auto task = [&] { run_launch(body, v, space, ptrs, {copies, n_copies}, checks, number); };
     parts_.queue->submit_inline(TaskRef(task));
     return;
   }
   std::shared_ptr<const LaunchBody> owned(body.move_to_heap());
   parts_.queue->submit([this, owned, v, space, ptrs = std::vector<void*>(ptrs, ptrs + n_uses),
-                        copies = std::vector<Copy>(copies, copies + n_copies), number] {
-    run_launch(*owned, v, space, ptrs.data(), copies.data(), copies.size(), number);
+                        copies = std::vector<Copy>(copies, copies + n_copies), checks = std::move(checks), number] {
+    run_launch(*owned, v, space, ptrs.data(), copies, checks, number);
   });
 }
 
-// Runs in the queue's context: the launch's copies in, then the kernel; failures name the launch.
+namespace {
+
+// "(0, 5)": an element's indexes in a row-major tile, from its position in the image.
+std::string element_index(std::size_t linear, std::size_t rank, const index_t* ext) {
+  std::size_t idx[4] = {};
+  for (std::size_t d = rank; d-- > 0;) {
+    const auto e = static_cast<std::size_t>(ext[d]);
+    idx[d] = linear % e;
+    linear /= e;
+  }
+  std::string s = "(";
+  for (std::size_t d = 0; d < rank; ++d) s += fmt::format("{}{}", d ? ", " : "", idx[d]);
+  return s + ")";
+}
+
+}  // namespace
+
+// "124 of 1024 elements of Out tile 'm' (...) unwritten (first at (0, 5))" for each checked tile
+// the kernel left elements of; empty if none.
+std::string ControllerCore::find_unwritten(std::span<const OutCheck> checks) {
+  std::string report;
+  for (const OutCheck& c : checks) {
+    const PoisonScan found = parts_.memory->find_poison(c.image, c.bytes, c.elem_size);
+    if (found.unwritten == 0) continue;
+    report += fmt::format("{}{} of {} elements of Out tile {} unwritten (first at {})", report.empty() ? "" : " and ",
+                          found.unwritten, c.bytes / c.elem_size, c.label, element_index(found.first, c.rank, c.ext));
+  }
+  return report;
+}
+
+// Runs in the queue's context: the launch's copies in, the checking mode's poison, then the
+// kernel; failures name the launch. Elements of Out tiles left unwritten fail it after the kernel.
 void ControllerCore::run_launch(const LaunchBody& body, Variant v, const Threads& space, void* const* ptrs,
-                                const Copy* copies, std::size_t n_copies, std::uint64_t number) {
+                                std::span<const Copy> copies, std::span<const OutCheck> checks, std::uint64_t number) {
+  std::string unwritten;
   try {
-    for (std::size_t i = 0; i < n_copies; ++i) parts_.memory->copy_in(copies[i].device, copies[i].host, copies[i].bytes);
+    for (const Copy& c : copies) parts_.memory->copy_in(c.device, c.host, c.bytes);
+    for (const OutCheck& c : checks) parts_.memory->poison(c.image, c.bytes, c.elem_size);
     parts_.exec->run(body, v, space, ptrs);
+    if (!checks.empty()) unwritten = find_unwritten(checks);
   } catch (const DeviceError& e) {
     std::throw_with_nested(DeviceError(fmt::format("launch #{} of kernel '{}' ({}) on controller {}: {}", number,
                                                    body.kernel_name(), variant_name(v), name_, e.what())));
@@ -347,6 +414,11 @@ void ControllerCore::run_launch(const LaunchBody& body, Variant v, const Threads
     std::throw_with_nested(KernelError(fmt::format("launch #{} of kernel '{}' ({}) on controller {} failed with a "
                                                    "non-standard exception",
                                                    number, body.kernel_name(), variant_name(v), name_)));
+  }
+  if (!unwritten.empty()) {
+    throw KernelError(fmt::format("launch #{} of kernel '{}' ({}) on controller {} left {}: an Out parameter must "
+                                  "write every element; take the tile as InOut to keep the others",
+                                  number, body.kernel_name(), variant_name(v), name_, unwritten));
   }
 }
 

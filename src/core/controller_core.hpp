@@ -7,13 +7,15 @@
 
 #include <memory>
 #include <mutex>
+#include <span>
+#include <string>
 #include <vector>
 
 namespace ctrl::detail {
 
 class ControllerCore {
  public:
-  ControllerCore(DeviceSpec spec, DeviceParts parts);
+  ControllerCore(DeviceSpec spec, DeviceParts parts, bool check_out);
   ~ControllerCore();
 
   void attach(const std::shared_ptr<TileState>& t);
@@ -30,6 +32,7 @@ class ControllerCore {
   const std::string& name() const { return name_; }
   std::string description() const;
   bool shared() const { return shared_; }
+  bool checks_out() const { return check_out_; }
   TransferStats transfers() const;
   void reset_transfers();
 
@@ -39,8 +42,21 @@ class ControllerCore {
     void* host;
     std::size_t bytes;
   };
-  void run_launch(const LaunchBody& body, Variant v, const Threads& space, void* const* ptrs, const Copy* copies,
-                  std::size_t n_copies, std::uint64_t number);
+  // An Out tile of a launch in checking mode: its image, and what a report says about it (taken
+  // at submission: the record may change before the launch runs).
+  struct OutCheck {
+    void* image;
+    std::size_t bytes, elem_size, rank;
+    index_t ext[4];
+    std::string label;
+  };
+  void check_launch(const LaunchBody& body, Variant v, const Threads& space, const TileUse* uses,
+                    std::size_t n_uses) const;
+  std::size_t settle(const TileUse* uses, std::size_t n_uses, void** ptrs, Copy* copies);
+  static std::vector<OutCheck> out_checks(const TileUse* uses, std::size_t n_uses);
+  std::string find_unwritten(std::span<const OutCheck> checks);
+  void run_launch(const LaunchBody& body, Variant v, const Threads& space, void* const* ptrs,
+                  std::span<const Copy> copies, std::span<const OutCheck> checks, std::uint64_t number);
   void check_owned(const TileState& t, const char* what, const char* kernel) const;
   void forget(const TileState& t);
   void raise_pending_error();
@@ -50,6 +66,7 @@ class ControllerCore {
   std::string name_;
   DeviceParts parts_;
   bool shared_;
+  bool check_out_;  // checking mode for Out parameters (ControllerOptions::check_out)
   std::uint64_t launches_ = 0;
 
   mutable std::mutex mutex_;  // the API may be used from several host threads

@@ -3,6 +3,8 @@
 // separate and reached by copies), and a queue. A new kind is a new combination of parts,
 // registered under a name; the controller core knows only these interfaces.
 #pragma once
+#include "poison.hpp"
+
 #include <ctrl/detail/launch_body.hpp>
 #include <ctrl/detail/tile_state.hpp>
 #include <ctrl/device_spec.hpp>
@@ -46,6 +48,11 @@ class MemorySpace {
   // TileStorage::prepared) overrides these; by default they forward to the range hooks.
   virtual void tile_attached(TileState& t) { host_range_attached(t.host(), t.bytes()); }
   virtual void tile_detached(TileState& t) { host_range_detached(t.host(), t.bytes()); }
+  // Checking mode for Out parameters (poison.hpp): fill an image with the poison before a kernel;
+  // after it, find the elements that still hold it, waiting for the kernels queued before. Both
+  // in the queue context. Kinds whose images the host addresses use fill_poison / scan_poison.
+  virtual void poison(void* image, std::size_t bytes, std::size_t elem_size) = 0;
+  virtual PoisonScan find_poison(const void* image, std::size_t bytes, std::size_t elem_size) = 0;
 };
 
 // A task borrowed for the length of one call: a callable on the caller's stack, no allocation.

@@ -39,6 +39,14 @@ class HostSharedMemory final : public MemorySpace {
   void release(void* p) override;
   void copy_in(void*, const void*, std::size_t) override {}
   void copy_out(void*, const void*, std::size_t) override {}
+  // The image is the host memory itself: checking mode poisons the tile in place, so that a
+  // kernel that breaks the Out contract leaves the same result here as on a separate memory.
+  void poison(void* image, std::size_t bytes, std::size_t elem_size) override {
+    fill_poison(image, bytes, elem_size);
+  }
+  PoisonScan find_poison(const void* image, std::size_t bytes, std::size_t elem_size) override {
+    return scan_poison(image, bytes, elem_size);
+  }
 };
 
 DeviceParts make_cpu_kind(const DeviceSpec& spec);

@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 #include <utility>
 
@@ -157,6 +158,39 @@ class CudaMemory final : public MemorySpace {
       }
     }
     dev_->enqueued_on_copies();
+  }
+
+  // Checking mode: the device code of ctrl lives in users' .cu files, not here, so the pattern is
+  // copied in once and doubled by device-to-device copies on the copy stream (the kernel waits
+  // for them, as for a copy-in). Its source is static and never changes: the copy may read it late.
+  void poison(void* image, std::size_t bytes, std::size_t elem_size) override {
+    if (bytes == 0) return;
+    dev_->make_current();
+    dev_->before_copy_out();  // after the kernels queued before, which may still use the image
+    auto* p = static_cast<char*>(image);
+    std::size_t done = std::min(bytes, poison_block_bytes);
+    check(cudaMemcpyAsync(p, poison_block(elem_size), done, cudaMemcpyHostToDevice, dev_->copy_stream()),
+          dev_->label(), "cudaMemcpyAsync (poison)");
+    while (done < bytes) {
+      const std::size_t n = std::min(done, bytes - done);
+      check(cudaMemcpyAsync(p + done, p, n, cudaMemcpyDeviceToDevice, dev_->copy_stream()), dev_->label(),
+            "cudaMemcpyAsync (poison)");
+      done += n;
+    }
+    dev_->enqueued_on_copies();
+  }
+
+  // The image comes home and is scanned there; the launch waits for it (checking mode is slow).
+  PoisonScan find_poison(const void* image, std::size_t bytes, std::size_t elem_size) override {
+    if (bytes == 0) return {};
+    dev_->make_current();
+    dev_->before_copy_out();  // after the kernel that wrote it
+    auto host = std::make_unique_for_overwrite<unsigned char[]>(bytes);
+    check(cudaMemcpyAsync(host.get(), image, bytes, cudaMemcpyDeviceToHost, dev_->copy_stream()), dev_->label(),
+          "cudaMemcpyAsync (Out check)");
+    dev_->enqueued_on_copies();
+    if (std::exception_ptr e = dev_->synchronize()) std::rethrow_exception(e);
+    return scan_poison(host.get(), bytes, elem_size);
   }
 
   void tile_attached(TileState& t) override {

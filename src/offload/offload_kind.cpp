@@ -50,6 +50,10 @@ class NumaSeparateMemory final : public MemorySpace {
   }
   void copy_in(void* device, const void* host, std::size_t bytes) override { std::memcpy(device, host, bytes); }
   void copy_out(void* host, const void* device, std::size_t bytes) override { std::memcpy(host, device, bytes); }
+  void poison(void* image, std::size_t bytes, std::size_t elem_size) override { fill_poison(image, bytes, elem_size); }
+  PoisonScan find_poison(const void* image, std::size_t bytes, std::size_t elem_size) override {
+    return scan_poison(image, bytes, elem_size);
+  }
 
  private:
   std::vector<int> cores_;

@@ -129,6 +129,8 @@ void DeviceTest::SetUp() {
 
 void DeviceTest::TearDown() { ctl_.reset(); }
 
-std::unique_ptr<Controller> DeviceTest::another() const { return std::make_unique<Controller>(parse_device(GetParam())); }
+std::unique_ptr<Controller> DeviceTest::another(const ControllerOptions& options) const {
+  return std::make_unique<Controller>(parse_device(GetParam()), options);
+}
 
 }  // namespace ctrl::test

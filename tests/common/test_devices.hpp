@@ -92,8 +92,8 @@ class DeviceTest : public ::testing::TestWithParam<std::string> {
 
   Controller& ctl() { return *ctl_; }
   const std::string& spec() const { return GetParam(); }
-  // Another controller on the same device (also after ctl_ was destroyed).
-  std::unique_ptr<Controller> another() const;
+  // Another controller on the same device (also after ctl_ was destroyed), with these options.
+  std::unique_ptr<Controller> another(const ControllerOptions& options = {}) const;
   bool separate_memory() const { return !ctl_->shares_host_memory(); }
   bool host_code() const { return runs_host_code(*ctl_); }
 

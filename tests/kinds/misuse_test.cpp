@@ -139,16 +139,16 @@ TEST_P(MisuseTest, CreatingAnInternalTileThatIsAlreadyOwned) {
 }
 
 TEST_P(MisuseTest, IndexSpaceLargerThanATile) {
-  ctrl::Tile<u32, 2> a({4, 6}, "small"), b({8, 8}, "b"), out({8, 8}, "out");
+  ctrl::Tile<u32, 2> a({4, 6}, "small"), b({8, 8}, "b"), out({8, 8}, "out"), fit({4, 6}, "fit");
   a.fill(0);
   b.fill(0);
-  ctl().attach(a, b, out);
+  ctl().attach(a, b, out, fit);
   EXPECT_TRUE(throws_naming<ctrl::UsageError>([&] { ctl().launch<Sum>(ctrl::Threads(5, 6), out, a, b); },
                                               {"'small'", ctl().name(), "'sum'", "(5, 6)", "dimension 0"}));
   EXPECT_TRUE(throws_naming<ctrl::UsageError>([&] { ctl().launch<Sum>(ctrl::Threads(4, 7), out, a, b); },
                                               {"'small'", ctl().name(), "'sum'", "(4, 7)", "dimension 1"}));
-  ctl().launch<Sum>(ctrl::Threads(4, 6), out, a, b);  // exactly the tile: fine
-  ctl().detach(a, b, out);
+  ctl().launch<Sum>(ctrl::Threads(4, 6), fit, a, b);  // exactly the tile: fine (and every Out element written)
+  ctl().detach(a, b, out, fit);
 }
 
 TEST_P(MisuseTest, NegativeIndexSpace) {

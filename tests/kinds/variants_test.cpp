@@ -59,7 +59,8 @@ struct LibraryOnly {
 // Records which worker ran each element, and the block each worker saw.
 struct RecordBlocks {
   static constexpr const char* name = "record_blocks";
-  void cpu(const ctrl::CpuBlock& b, ctrl::Out<int, 2> owner, ctrl::Out<index_t, 2> blocks) const {
+  // blocks is InOut: the rows of workers without a block keep the host's -1.
+  void cpu(const ctrl::CpuBlock& b, ctrl::Out<int, 2> owner, ctrl::InOut<index_t, 2> blocks) const {
     for (index_t x : b.x)
       for (index_t y : b.y) owner(x, y) = b.worker;
     blocks(b.worker, 0) = b.x.lo;
