@@ -367,24 +367,47 @@ void check_output_path(const std::string& name, const std::string& path) {
 }
 
 // No output may overwrite an input, or another output, of the same run.
-void check_distinct_files(const Options& opt) {
+void check_distinct_files(const Problem& problem, const Options& opt) {
   std::vector<ctrl::io::FileArgument> files;
   for (const auto& [name, path] : opt.in) files.push_back({"--in " + name, path, false});
   for (const auto& [name, path] : opt.out) files.push_back({"--out " + name, path, true});
+  for (std::size_t r = 0; r < problem.renders.size(); ++r) {
+    if (!opt.renders[r].empty()) files.push_back({problem.renders[r].flag, opt.renders[r], true});
+  }
   ctrl::io::check_distinct_files(files);  // a UsageError: BadInput
+}
+
+// A render's path: refused where this build cannot write it, then checked as an output.
+void check_render_paths(const Problem& problem, const Options& opt) {
+  for (std::size_t r = 0; r < problem.renders.size(); ++r) {
+    const Render& render = problem.renders[r];
+    if (opt.renders[r].empty()) continue;
+    if (!render.unavailable.empty()) throw BadInput(fmt::format("{}: {}", render.flag, render.unavailable));
+    try {
+      ctrl::io::check_output(opt.renders[r]);
+    } catch (const ctrl::Error& e) {
+      throw BadInput(fmt::format("{} ({})", e.what(), render.flag));
+    }
+  }
 }
 
 // Every output is written and synced beside its target first, and only then are all put in place:
 // a failure while writing any of them leaves no output at all.
 void write_outputs(const Problem& problem, const Options& opt, const std::vector<Array>& outputs) {
   std::vector<ctrl::io::AtomicFile> files;
-  files.reserve(opt.out.size());
+  files.reserve(opt.out.size() + problem.renders.size());
   for (const auto& [name, path] : opt.out) {
     const auto i = static_cast<std::size_t>(std::find(problem.outputs.begin(), problem.outputs.end(), name) -
                                             problem.outputs.begin());
     files.emplace_back(path);
     ctrl::npy::write<float>(files.back(), std::span<const float>(outputs[i].data),
                             std::span<const std::size_t>(outputs[i].shape));
+    files.back().sync();
+  }
+  for (std::size_t r = 0; r < problem.renders.size(); ++r) {
+    if (opt.renders[r].empty()) continue;
+    files.emplace_back(opt.renders[r]);
+    problem.renders[r].write(files.back(), outputs);
     files.back().sync();
   }
   for (auto& f : files) f.commit();
@@ -505,6 +528,138 @@ int parse_failure(const CLI::App& cli, const CLI::ParseError& e, const std::stri
   return exit_bad_input;
 }
 
+// The raw --in and --out arguments, before they are checked against the problem's names.
+struct FileArgs {
+  std::vector<std::string> in, out;
+};
+
+// The options every program takes, and the problem's own. A problem without inputs has no --in
+// and no --seed, and its --size is the size of what it computes.
+void add_options(CLI::App& cli, const Problem& problem, Flavor flavor, const std::string& program, Options& opt,
+                 FileArgs& files) {
+  cli.set_version_flag("-V,--version", program + " (ctrl " CTRL_VERSION_STRING ")",
+                       "print the program and ctrl's version, and exit");
+  cli.add_option("--device", opt.device, device_help(flavor))->capture_default_str();
+  const bool has_inputs = !problem.inputs.empty();
+  if (has_inputs) {
+    cli.add_option("--in", files.in, "an input as NAME=PATH to a float32 .npy file (" + join(problem.inputs) + ")")
+        ->type_name("NAME=PATH");
+  }
+  cli.add_option("--out", files.out, "write an output as NAME=PATH (" + join(problem.outputs) + ")")
+      ->type_name("NAME=PATH");
+  cli.add_option("--size", opt.size, (has_inputs ? "the size of random inputs (without --in): " : "the size: ") +
+                                         problem.size_help)
+      ->expected(static_cast<int>(problem.min_size_args), static_cast<int>(problem.max_size_args));
+  if (has_inputs) cli.add_option("--seed", opt.seed, "the seed of random inputs")->capture_default_str();
+  cli.add_option("--repeat", opt.repeat, "run the computation this many times; the best time is reported")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cli.add_flag("--check", opt.check, "compare the outputs with a simple reference computation");
+  cli.add_flag("--quiet", opt.quiet, "print only the result line");
+  opt.renders.assign(problem.renders.size(), {});
+  for (std::size_t r = 0; r < problem.renders.size(); ++r) {
+    cli.add_option(problem.renders[r].flag, opt.renders[r], problem.renders[r].help)->type_name("PATH");
+  }
+}
+
+// The inputs of a run: read from every --in file, or generated for the (checked) size.
+Inputs read_inputs(const Problem& problem, const Options& opt) {
+  Inputs inputs;
+  if (opt.in.empty()) {
+    auto arrays = problem.generate(opt.size, opt.seed);
+    for (std::size_t i = 0; i < problem.inputs.size(); ++i) {
+      inputs.add(problem.inputs[i], fmt::format("generated input '{}'", problem.inputs[i]), std::move(arrays.at(i)));
+    }
+    return inputs;
+  }
+  if (!opt.size.empty()) throw BadInput("--size makes random inputs and cannot be combined with --in");
+  const auto path_of = [&](const std::string& name) {
+    const auto it = std::find_if(opt.in.begin(), opt.in.end(), [&](const auto& p) { return p.first == name; });
+    if (it == opt.in.end()) {
+      throw BadInput(fmt::format("no --in {}=PATH: with --in, every input must be given ({})", name,
+                                 join(problem.inputs)));
+    }
+    return it->second;
+  };
+  for (const auto& name : problem.inputs) path_of(name);
+  // Read every file before checking any shape, so that a broken file is reported as such.
+  for (const auto& name : problem.inputs) {
+    inputs.add(name, path_of(name), load_input(name, path_of(name)));
+    require_finite(inputs, name);
+  }
+  return inputs;
+}
+
+// Everything up to the computation: arguments, files and inputs. Throws BadInput (exit 2).
+std::unique_ptr<Session> prepare(const Problem& problem, Flavor flavor, const std::string& program, Options opt,
+                                 const FileArgs& files) {
+  if (problem.check_options) problem.check_options();
+  ctrl::DeviceSpec device;
+  try {
+    device = ctrl::parse_device(opt.device);
+  } catch (const ctrl::UsageError& e) {
+    throw BadInput(fmt::format("--device: {}", e.what()));
+  }
+  std::vector<int> cores;
+  std::string note;
+  device = twin_device(flavor, device, cores, note);
+  if (!note.empty() && !opt.quiet) std::fprintf(stderr, "%s: note: %s\n", program.c_str(), note.c_str());
+  opt.in = name_paths(files.in, "--in", problem.inputs, program);
+  opt.out = name_paths(files.out, "--out", problem.outputs, program);
+  for (const auto& [name, path] : opt.out) check_output_path(name, path);
+  check_render_paths(problem, opt);
+  check_distinct_files(problem, opt);
+  if (opt.in.empty()) opt.size = checked_size(problem, opt);  // the default where not given
+  Inputs inputs = read_inputs(problem, opt);
+  problem.check_inputs(inputs);
+  return std::make_unique<Session>(problem, flavor, opt, device, std::move(cores), std::move(inputs));
+}
+
+// "price:33,strike:33,years:33": the inputs' shapes for the result line; a problem without
+// inputs gives its outputs' shapes instead (the field is then outputs=).
+std::string shapes_field(const Problem& problem, const Inputs& inputs, const std::vector<Array>& outputs) {
+  std::string shapes;
+  const bool from_inputs = !problem.inputs.empty();
+  const auto& names = from_inputs ? problem.inputs : problem.outputs;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const Shape& shape = from_inputs ? inputs.shape(names[i]) : outputs[i].shape;
+    shapes += fmt::format("{}{}:{}", shapes.empty() ? "" : ",", names[i], shape_str(shape));
+  }
+  return (from_inputs ? "inputs=" : "outputs=") + shapes;
+}
+
+// The human lines (unless --quiet) and the result line.
+void print_results(const Problem& problem, Flavor flavor, const std::string& program, const Session& session,
+                   const std::vector<Array>& outputs, const Verdict& verdict) {
+  const Options& opt = session.options();
+  const auto& times = session.times();
+  const double best = *std::min_element(times.begin(), times.end());
+  double mean = 0;
+  for (double t : times) mean += t;
+  mean /= static_cast<double>(times.size());
+  const double sum = checksum(outputs);
+  const std::string params = problem.parameters ? problem.parameters() : std::string();
+  const std::string device_text = flavor == Flavor::native ? fmt::format("cpu:{}", ctrl::format_cores(session.cores()))
+                                                           : session.device().str();
+  if (!opt.quiet) {
+    const std::string where = session.where().empty() ? device_text : session.where();
+    const std::string timing =
+        opt.repeat == 1 ? ms(best) : fmt::format("{} (best of {}; mean {})", ms(best), opt.repeat, ms(mean));
+    const Shape& shape = problem.inputs.empty() ? outputs.front().shape : session.inputs().shape(problem.inputs.front());
+    std::printf("%s: %s%s%s on %s: %s, checksum %.10g\n", program.c_str(), shape_str(shape).c_str(),
+                params.empty() ? "" : " ", params.c_str(), where.c_str(), timing.c_str(), sum);
+    if (opt.check) {
+      std::printf("%s: check %s: max |error| %.3g against the reference (%s)\n", program.c_str(),
+                  verdict.ok ? "passed" : "FAILED", verdict.max_error, verdict.detail.c_str());
+    }
+  }
+  std::printf("time_s=%.9f checksum=%.17g program=%s flavor=%s device=%s %s%s%s repeat=%d time_mean_s=%.9f%s\n", best,
+              sum, problem.name.c_str(), flavor_field(flavor), device_text.c_str(),
+              shapes_field(problem, session.inputs(), outputs).c_str(), params.empty() ? "" : " ", params.c_str(),
+              opt.repeat, mean, opt.check ? (verdict.ok ? " check=passed" : " check=failed") : "");
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 std::string program_name(const std::string& problem, Flavor flavor) {
@@ -517,26 +672,11 @@ int run(const Problem& problem, Flavor flavor, int argc, char** argv, const Body
   const std::string program = program_name(problem.name, flavor);
   Options opt;
   if (flavor == Flavor::native_cuda) opt.device = "cuda:0";
-  std::vector<std::string> in_args, out_args;
+  FileArgs files;
   CLI::App cli{description(problem, flavor), program};
-  cli.set_version_flag("-V,--version", program + " (ctrl " CTRL_VERSION_STRING ")",
-                       "print the program and ctrl's version, and exit");
-  cli.add_option("--device", opt.device, device_help(flavor))->capture_default_str();
-  cli.add_option("--in", in_args, "an input as NAME=PATH to a float32 .npy file (" + join(problem.inputs) + ")")
-      ->type_name("NAME=PATH");
-  cli.add_option("--out", out_args, "write an output as NAME=PATH (" + join(problem.outputs) + ")")
-      ->type_name("NAME=PATH");
-  cli.add_option("--size", opt.size, "the size of random inputs (without --in): " + problem.size_help)
-      ->expected(static_cast<int>(problem.min_size_args), static_cast<int>(problem.max_size_args));
-  cli.add_option("--seed", opt.seed, "the seed of random inputs")->capture_default_str();
-  cli.add_option("--repeat", opt.repeat, "run the computation this many times; the best time is reported")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  cli.add_flag("--check", opt.check, "compare the outputs with a simple reference computation");
-  cli.add_flag("--quiet", opt.quiet, "print only the result line");
+  add_options(cli, problem, flavor, program, opt, files);
   CliOptions extra(cli);
   if (problem.add_options) problem.add_options(extra);
-
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -552,47 +692,7 @@ int run(const Problem& problem, Flavor flavor, int argc, char** argv, const Body
   // Everything up to the body is about arguments and input: failures exit 2.
   std::unique_ptr<Session> session;
   try {
-    if (problem.check_options) problem.check_options();
-    ctrl::DeviceSpec device;
-    try {
-      device = ctrl::parse_device(opt.device);
-    } catch (const ctrl::UsageError& e) {
-      throw BadInput(fmt::format("--device: {}", e.what()));
-    }
-    std::vector<int> cores;
-    std::string note;
-    device = twin_device(flavor, device, cores, note);
-    if (!note.empty() && !opt.quiet) std::fprintf(stderr, "%s: note: %s\n", program.c_str(), note.c_str());
-    opt.in = name_paths(in_args, "--in", problem.inputs, program);
-    opt.out = name_paths(out_args, "--out", problem.outputs, program);
-    for (const auto& [name, path] : opt.out) check_output_path(name, path);
-    check_distinct_files(opt);
-
-    Inputs inputs;
-    if (!opt.in.empty()) {
-      if (!opt.size.empty()) throw BadInput("--size makes random inputs and cannot be combined with --in");
-      for (const auto& name : problem.inputs) {
-        const auto it = std::find_if(opt.in.begin(), opt.in.end(), [&](const auto& p) { return p.first == name; });
-        if (it == opt.in.end()) {
-          throw BadInput(fmt::format("no --in {}=PATH: with --in, every input must be given ({})", name,
-                                     join(problem.inputs)));
-        }
-      }
-      // Read every file before checking any shape, so that a broken file is reported as such.
-      for (const auto& name : problem.inputs) {
-        const auto it = std::find_if(opt.in.begin(), opt.in.end(), [&](const auto& p) { return p.first == name; });
-        inputs.add(name, it->second, load_input(name, it->second));
-        require_finite(inputs, name);
-      }
-    } else {
-      const std::vector<std::int64_t> size = checked_size(problem, opt);
-      auto arrays = problem.generate(size, opt.seed);
-      for (std::size_t i = 0; i < problem.inputs.size(); ++i) {
-        inputs.add(problem.inputs[i], fmt::format("generated input '{}'", problem.inputs[i]), std::move(arrays.at(i)));
-      }
-    }
-    problem.check_inputs(inputs);
-    session = std::make_unique<Session>(problem, flavor, opt, device, std::move(cores), std::move(inputs));
+    session = prepare(problem, flavor, program, opt, files);
   } catch (const BadInput& e) {
     return fail(e, exit_bad_input);
   } catch (const std::bad_alloc&) {
@@ -628,45 +728,13 @@ int run(const Problem& problem, Flavor flavor, int argc, char** argv, const Body
       return fail(e, exit_failure);
     }
   }
-
-  const auto& times = session->times();
-  const double best = *std::min_element(times.begin(), times.end());
-  double mean = 0;
-  for (double t : times) mean += t;
-  mean /= static_cast<double>(times.size());
-  const double sum = checksum(outputs);
-  std::string shapes;
-  for (const auto& name : problem.inputs) {
-    shapes += fmt::format("{}{}:{}", shapes.empty() ? "" : ",", name, shape_str(session->inputs().shape(name)));
-  }
-  const std::string params = problem.parameters ? problem.parameters() : std::string();
-  const std::string device_text = flavor == Flavor::native ? fmt::format("cpu:{}", ctrl::format_cores(session->cores()))
-                                                           : session->device().str();
-
-  if (!opt.quiet) {
-    std::string where = session->where().empty() ? device_text : session->where();
-    std::string timing = opt.repeat == 1 ? ms(best) : fmt::format("{} (best of {}; mean {})", ms(best), opt.repeat, ms(mean));
-    std::printf("%s: %s%s%s on %s: %s, checksum %.10g\n", program.c_str(),
-                shape_str(session->inputs().shape(problem.inputs.front())).c_str(), params.empty() ? "" : " ",
-                params.c_str(), where.c_str(), timing.c_str(), sum);
-    if (opt.check) {
-      std::printf("%s: check %s: max |error| %.3g against the reference (%s)\n", program.c_str(),
-                  verdict.ok ? "passed" : "FAILED", verdict.max_error, verdict.detail.c_str());
-    }
-  }
-  std::printf("time_s=%.9f checksum=%.17g program=%s flavor=%s device=%s inputs=%s%s%s repeat=%d time_mean_s=%.9f%s\n",
-              best, sum, problem.name.c_str(), flavor_field(flavor), device_text.c_str(),
-              shapes.c_str(), params.empty() ? "" : " ", params.c_str(), opt.repeat, mean,
-              opt.check ? (verdict.ok ? " check=passed" : " check=failed") : "");
-  std::fflush(stdout);
-
+  print_results(problem, flavor, program, *session, outputs, verdict);
   if (opt.check && !verdict.ok) {
     std::fprintf(stderr, "%s: error: --check failed: %s; no output written\n", program.c_str(), verdict.detail.c_str());
     return exit_failure;
   }
-
   try {
-    write_outputs(problem, opt, outputs);
+    write_outputs(problem, session->options(), outputs);
   } catch (const ctrl::UsageError& e) {
     return fail(e, exit_bad_input);  // a target that became a FIFO or a link since the start
   } catch (const std::exception& e) {
@@ -674,5 +742,6 @@ int run(const Problem& problem, Flavor flavor, int argc, char** argv, const Body
   }
   return exit_ok;
 }
+
 
 }  // namespace apps

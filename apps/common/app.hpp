@@ -21,6 +21,7 @@
 #pragma once
 #include <ctrl/device_spec.hpp>
 #include <ctrl/errors.hpp>
+#include <ctrl/io/files.hpp>
 #include <ctrl/io/npy.hpp>
 
 #include <cstddef>
@@ -54,6 +55,9 @@ std::string program_name(const std::string& problem, Flavor flavor);
 struct Options {
   std::string device = "cpu";
   std::vector<std::pair<std::string, std::string>> in, out;  // NAME, PATH
+  std::vector<std::string> renders;  // a path per Problem::renders entry, empty where not asked
+  // --size; once the session starts, the problem's default size where neither --size nor --in
+  // was given (so a problem without inputs reads its size here).
   std::vector<std::int64_t> size;
   std::uint64_t seed = 1;
   int repeat = 1;
@@ -129,7 +133,21 @@ class OptionSink {
                           const std::string& help) = 0;
 };
 
+// A file made from the outputs for people to look at (mandelbrot's --png picture): its option
+// takes a path, checked as an output before any work and written only after success, together
+// with the .npy outputs (all written and synced, then all put in place).
+struct Render {
+  std::string flag;  // "--png"
+  std::string help;
+  // Writes the file from the outputs (in Problem::outputs order).
+  std::function<void(ctrl::io::AtomicFile&, const std::vector<Array>&)> write;
+  // Why this build cannot write it (e.g. built without libpng), or empty: the option is then
+  // refused with exit 2 before any work.
+  std::string unavailable;
+};
+
 // A case study, described once for the ctrl program, its twin, the tests and the benchmarks.
+// A problem without inputs (mandelbrot) computes from its size and options alone.
 struct Problem {
   std::string name;     // "matadd"
   std::string summary;  // one line for --help
@@ -156,6 +174,8 @@ struct Problem {
   std::function<Verdict(const Inputs&, const std::vector<Array>&)> verify;
   // Extra "key=value" fields for the result line, e.g. "iterations=100"; may be empty.
   std::function<std::string()> parameters;
+  // Files made from the outputs, each with its own option; may be empty.
+  std::vector<Render> renders;
 };
 
 // What a program's body sees: the parsed options and validated inputs. It computes the outputs,

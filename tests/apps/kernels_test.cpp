@@ -9,6 +9,8 @@
 #include "matadd/matadd_reference.hpp"
 #include "matmul/matmul_kernels.hpp"
 #include "matmul/matmul_reference.hpp"
+#include "mandelbrot/mandelbrot_kernels.hpp"
+#include "mandelbrot/mandelbrot_reference.hpp"
 #include "recurrence/recurrence_kernels.hpp"
 #include "recurrence/recurrence_reference.hpp"
 #include "test_devices.hpp"
@@ -100,6 +102,51 @@ TEST_P(AppKernels, BlackScholesMatchesReference) {
       }
     }
   }
+}
+
+// Every shape (1×N and N×1 among them) through the set, where rows cost wildly different amounts:
+// the dynamic chunks of an irregular kernel on CPU kinds must cover every pixel once, and give
+// the reference's counts exactly (the same arithmetic); a GPU may differ only on the boundary.
+TEST_P(AppKernels, MandelbrotMatchesReference) {
+  auto& ctl = controller();
+  for (const auto& s : kShapes) {
+    for (const double width : {3.0, 0.01}) {  // the whole set; a zoom on its boundary
+      SCOPED_TRACE(where(s) + " width=" + std::to_string(width));
+      const double center_re = width > 1 ? -0.75 : -0.7435, center_im = width > 1 ? 0.0 : 0.1314;
+      const int limit = 300;
+      const auto v = apps::mandel::view(center_re, center_im, width, s.rows, s.cols);
+      ctrl::Tile<float, 2> it({s.rows, s.cols}, "iterations");
+      it.fill(-1.0F);
+      ctl.attach(it);
+      ctl.launch<apps::Mandelbrot>(ctrl::Threads(s.rows, s.cols), it, v, limit);
+      ctl.detach(it);
+      const auto ref = apps::reference::mandelbrot(v, s.rows, s.cols, limit);
+      const auto j = apps::reference::judge_mandelbrot(contents(it), ref, v, s.cols, limit);
+      EXPECT_EQ(j.unexplained, 0U) << "row " << j.first_row << ", column " << j.first_col << ": " << j.got
+                                   << " against " << j.want;
+      if (cpu_family()) EXPECT_EQ(j.differ, 0U) << "row " << j.first_row << ", column " << j.first_col;
+      EXPECT_TRUE(j.ok(it.size()));
+    }
+  }
+}
+
+// The judgement itself: a lost chunk (a row left unwritten) and a shifted picture are caught,
+// however small; the exact picture passes.
+TEST(AppKernelsDefinition, MandelbrotJudgementCatchesLostAndShiftedRows) {
+  const int limit = 200;
+  const index_t rows = 64, cols = 96;
+  const auto v = apps::mandel::view(-0.75, 0.0, 3.0, rows, cols);
+  const auto ref = apps::reference::mandelbrot(v, rows, cols, limit);
+  std::vector<float> exact(ref.begin(), ref.end());
+  EXPECT_EQ(apps::reference::judge_mandelbrot(exact, ref, v, cols, limit).differ, 0U);
+  auto lost = exact;
+  std::fill(lost.begin() + 20 * cols, lost.begin() + 21 * cols, 0.0F);
+  const auto jl = apps::reference::judge_mandelbrot(lost, ref, v, cols, limit);
+  EXPECT_FALSE(jl.ok(exact.size()));
+  EXPECT_EQ(jl.first_row, 20);
+  auto shifted = exact;
+  std::rotate(shifted.begin(), shifted.begin() + 1, shifted.end());
+  EXPECT_FALSE(apps::reference::judge_mandelbrot(shifted, ref, v, cols, limit).ok(exact.size()));
 }
 
 TEST_P(AppKernels, BlackScholesPutCallParity) {
@@ -250,6 +297,9 @@ TEST(AppKernelsDefinition, CharacterizationsFollowFigure4) {
   EXPECT_TRUE(is(apps::JacobiUpdate::traits, coalescing::medium, arith::medium, sharing::medium));
   EXPECT_TRUE(is(apps::MatAdd::traits, coalescing::full, arith::low, sharing::low));
   EXPECT_TRUE(is(apps::MatMul::traits, coalescing::full, arith::low, sharing::high));
+  EXPECT_TRUE(is(apps::Mandelbrot::traits, coalescing::full, arith::high, sharing::low));
+  EXPECT_EQ(apps::Mandelbrot::traits.work, ctrl::cost::irregular);
+  EXPECT_EQ(apps::MatAdd::traits.work, ctrl::cost::regular);
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, AppKernels, ::testing::ValuesIn(apps::testing::test_devices()),

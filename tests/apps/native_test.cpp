@@ -15,6 +15,8 @@
 #include "matmul/matmul_native_compute.hpp"
 #include "matmul/matmul_reference.hpp"
 #include "recurrence/recurrence_kernels.hpp"
+#include "mandelbrot/mandelbrot_kernels.hpp"
+#include "mandelbrot/mandelbrot_native_compute.hpp"
 #include "recurrence/recurrence_native_compute.hpp"
 #include "recurrence/recurrence_reference.hpp"
 
@@ -153,6 +155,26 @@ TEST_F(NativeTwins, RecurrenceIsBitwiseTheCtrlResultAndMatchesReference) {
   ctl.launch<apps::Recurrence>(ctrl::Threads(r, c), Y, X, 60);
   ctl.detach(X, Y);
   EXPECT_EQ(native, contents(Y));
+}
+
+// The twin's loop (dynamic rows) and the ctrl kernel (dynamic chunks) compute the same doubles in
+// the same order: the same picture, bit for bit, under every OpenMP schedule.
+TEST_F(NativeTwins, MandelbrotIsBitwiseTheCtrlResultUnderEverySchedule) {
+  const index_t rows = 61, cols = 83;
+  const int limit = 400;
+  const auto v = apps::mandel::view(-0.75, 0.1, 2.5, rows, cols);
+  ctrl::Tile<float, 2> it({rows, cols}, "iterations");
+  ctl.attach(it);
+  ctl.launch<apps::Mandelbrot>(ctrl::Threads(rows, cols), it, v, limit);
+  ctl.detach(it);
+  for (const auto kind : {omp_sched_static, omp_sched_dynamic, omp_sched_guided}) {
+    SCOPED_TRACE(static_cast<int>(kind));
+    omp_set_schedule(kind, kind == omp_sched_static ? 0 : 1);
+    std::vector<float> native(static_cast<std::size_t>(rows * cols), -1.0F);
+    apps::native::mandelbrot(native.data(), rows, cols, v.re0, v.im0, v.step, limit);
+    EXPECT_EQ(native, contents(it));
+  }
+  apps::native::default_mandelbrot_schedule();
 }
 
 TEST(NativePinning, OpenMPThreadsStayOnTheirCores) {

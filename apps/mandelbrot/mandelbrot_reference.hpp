@@ -1,0 +1,75 @@
+// mandelbrot's reference for --check and the tests: the escape time of every pixel, sequential,
+// and the judgement of a program's picture against it.
+//
+// An escape time is not a smooth function of the arithmetic. Near the set's boundary an orbit
+// passes close to |z| = 2 or wanders chaotically for hundreds of steps, and a difference in the
+// last bit of one step (a fused multiply-add on a GPU, another compiler's contraction) changes
+// the count there. Two correct programs agree everywhere else. So a pixel that differs from the
+// reference is accepted only where the reference itself is that sensitive: where moving c by a
+// millionth of a pixel changes the count. A wrong row, a shifted column or a lost chunk differs
+// in smooth regions too, and fails.
+#pragma once
+#include "mandelbrot/mandelbrot_kernels.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <span>
+#include <vector>
+
+namespace apps::reference {
+
+inline std::vector<double> mandelbrot(const mandel::View& v, long long rows, long long cols, int limit) {
+  std::vector<double> out(static_cast<std::size_t>(rows * cols));
+  for (long long i = 0; i < rows; ++i)
+    for (long long j = 0; j < cols; ++j) out[static_cast<std::size_t>(i * cols + j)] = mandel::escape(v.re(j), v.im(i), limit);
+  return out;
+}
+
+// Whether the escape time at pixel (i, j) changes when c moves by a millionth of a pixel in any
+// of four directions.
+inline bool mandelbrot_sensitive(const mandel::View& v, long long i, long long j, int limit) {
+  const double cr = v.re(j), ci = v.im(i), d = 1e-6 * v.step;
+  const int n = mandel::escape(cr, ci, limit);
+  return mandel::escape(cr + d, ci, limit) != n || mandel::escape(cr - d, ci, limit) != n ||
+         mandel::escape(cr, ci + d, limit) != n || mandel::escape(cr, ci - d, limit) != n;
+}
+
+// What a picture's comparison with the reference found.
+struct MandelbrotJudgement {
+  std::size_t differ = 0;      // pixels whose count differs from the reference's
+  std::size_t unexplained = 0; // of which where the reference is not sensitive: wrong
+  long long first_row = -1, first_col = -1;  // the first unexplained pixel (or the first differing one)
+  float got = 0;
+  double want = 0;
+  double max_diff = 0;  // the largest |count - reference count|
+  // At most this share of pixels may differ even where sensitive: a picture that is mostly
+  // boundary is still mostly the same.
+  static constexpr double max_share = 0.01;
+  bool ok(std::size_t pixels) const {
+    return unexplained == 0 && static_cast<double>(differ) <= max_share * static_cast<double>(pixels);
+  }
+};
+
+inline MandelbrotJudgement judge_mandelbrot(std::span<const float> got, std::span<const double> ref,
+                                            const mandel::View& v, long long cols, int limit) {
+  MandelbrotJudgement j;
+  for (std::size_t k = 0; k < got.size() && k < ref.size(); ++k) {
+    if (static_cast<double>(got[k]) == ref[k]) continue;
+    j.max_diff = std::max(j.max_diff, std::abs(static_cast<double>(got[k]) - ref[k]));
+    if (std::isnan(got[k])) j.max_diff = std::numeric_limits<double>::quiet_NaN();
+    const long long row = static_cast<long long>(k) / cols, col = static_cast<long long>(k) % cols;
+    // A count is a whole number from 0 to the limit wherever it is.
+    const bool count = got[k] >= 0 && got[k] <= static_cast<float>(limit) && got[k] == std::floor(got[k]);
+    const bool explained = count && mandelbrot_sensitive(v, row, col, limit);
+    if (!explained) ++j.unexplained;
+    if ((j.differ == 0 && j.unexplained == 0) || (!explained && j.unexplained == 1)) {
+      j.first_row = row, j.first_col = col, j.got = got[k], j.want = ref[k];
+    }
+    ++j.differ;
+  }
+  return j;
+}
+
+}  // namespace apps::reference
