@@ -85,7 +85,7 @@ case_studies() {
   step "5. The case studies, each beside its native twin (best of 3 runs, results checked)"
   printf '%-13s %-10s %12s %12s %8s  %s\n' program device ctrl native ratio check
   studies=("matadd --size 2000" "blackscholes --size 1000000" "jacobi --size 512 --iterations 100"
-           "matmul --size 512" "recurrence --size 500 --iterations 100")
+           "matmul --size 512" "recurrence --size 500 --iterations 100" "mandelbrot --size 768 --iterations 500")
   for s in "${studies[@]}"; do
     read -r -a words <<<"$s"
     name=${words[0]}
@@ -96,6 +96,9 @@ case_studies() {
     fi
   done
   echo "(ratio: ctrl time / native time; check: ctrl/native results against a reference)"
+  if [[ -x $bin/mandelbrot ]] && "$bin/mandelbrot" --size 768 1024 --quiet --png "$out/mandelbrot.png" >/dev/null 2>&1; then
+    echo "(the Mandelbrot set as mandelbrot computed it: $out/mandelbrot.png)"
+  fi
 }
 
 [[ $part == case-studies ]] || loop

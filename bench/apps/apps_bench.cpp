@@ -9,6 +9,7 @@
 //              --benchmark_out=cpu-apps.json --benchmark_out_format=json
 //
 // Each benchmark reports its mean time per run (real_time, manual) and the best run (min_ms).
+// mandelbrot's twin runs under several OpenMP schedules (native_static, native_dynamic1, ...).
 #include "blackscholes/blackscholes_kernels.hpp"
 #include "blackscholes/blackscholes_native_compute.hpp"
 #include "blackscholes/blackscholes_problem.hpp"
@@ -23,6 +24,8 @@
 #include "matmul/matmul_kernels.hpp"
 #include "matmul/matmul_native_compute.hpp"
 #include "matmul/matmul_problem.hpp"
+#include "mandelbrot/mandelbrot_kernels.hpp"
+#include "mandelbrot/mandelbrot_native_compute.hpp"
 #include "recurrence/recurrence_kernels.hpp"
 #include "recurrence/recurrence_native_compute.hpp"
 #include "recurrence/recurrence_problem.hpp"
@@ -56,6 +59,8 @@ const std::vector<std::int64_t> kMatMulBlas{2560};
 const std::vector<std::int64_t> kMatMulGeneric{768};
 const std::vector<std::int64_t> kRecurrence{1024, 1024};
 constexpr int kRecurrenceIterations = 100;
+const std::vector<std::int64_t> kMandelbrot{2048, 2048};  // the program's default picture
+constexpr int kMandelbrotIterations = 1000;
 constexpr std::uint64_t kSeed = 1;
 
 const std::vector<int>& cores() {
@@ -294,6 +299,37 @@ std::string dims(const std::vector<std::int64_t>& s) {
   return out;
 }
 
+// ---- mandelbrot ------------------------------------------------------------------------------
+// The program's default picture (the whole set, 1000 iterations): rows through the set cost up
+// to 1000 steps a pixel, rows beside it a few. ctrl's dynamic chunks against the twin under each
+// schedule an OpenMP programmer would try; the goal is the best of them.
+apps::mandel::View mandelbrot_view() { return apps::mandel::view(-0.75, 0.0, 3.0, kMandelbrot[0], kMandelbrot[1]); }
+
+void mandelbrot_ctrl(benchmark::State& state) {
+  const index_t r = kMandelbrot[0], c = kMandelbrot[1];
+  ctrl::Tile<float, 2> it({r, c}, "iterations");
+  it.fill(0);
+  auto& ctl = controller();
+  unpin_main_thread();
+  const auto v = mandelbrot_view();
+  timed(state, [&] {
+    ctl.attach(it);
+    ctl.launch<apps::Mandelbrot>(ctrl::Threads(r, c), it, v, kMandelbrotIterations);
+    ctl.detach(it);
+  });
+}
+
+void mandelbrot_native(benchmark::State& state, omp_sched_t kind, int chunk) {
+  std::vector<float> it(static_cast<std::size_t>(kMandelbrot[0] * kMandelbrot[1]));
+  apps::native::pin_openmp(cores());
+  omp_set_schedule(kind, chunk);
+  const auto v = mandelbrot_view();
+  timed(state, [&] {
+    apps::native::mandelbrot(it.data(), kMandelbrot[0], kMandelbrot[1], v.re0, v.im0, v.step, kMandelbrotIterations);
+  });
+  apps::native::default_mandelbrot_schedule();
+}
+
 void register_all() {
   const auto reg = [](const std::string& name, auto fn) {
     benchmark::RegisterBenchmark(name.c_str(), fn)->UseManualTime()->Unit(benchmark::kMillisecond);
@@ -314,6 +350,19 @@ void register_all() {
   const std::string rec = "recurrence/" + dims(kRecurrence) + "_k" + std::to_string(kRecurrenceIterations);
   reg(rec + "/ctrl", recurrence_ctrl);
   reg(rec + "/native", recurrence_native);
+  const std::string mandel = "mandelbrot/" + dims(kMandelbrot) + "_k" + std::to_string(kMandelbrotIterations);
+  reg(mandel + "/ctrl", mandelbrot_ctrl);
+  const struct {
+    const char* name;
+    omp_sched_t kind;
+    int chunk;
+  } schedules[] = {{"static", omp_sched_static, 0},   {"static1", omp_sched_static, 1},
+                   {"dynamic1", omp_sched_dynamic, 1}, {"dynamic8", omp_sched_dynamic, 8},
+                   {"guided", omp_sched_guided, 1}};
+  for (const auto& sch : schedules) {
+    reg(mandel + "/native_" + sch.name,
+        [kind = sch.kind, chunk = sch.chunk](benchmark::State& s) { mandelbrot_native(s, kind, chunk); });
+  }
 }
 
 std::string cpu_model() {

@@ -12,6 +12,8 @@
 #include "matadd/matadd_native_cuda_compute.cuh"
 #include "matmul/matmul_cuda_variants.cuh"
 #include "matmul/matmul_native_cuda_compute.cuh"
+#include "mandelbrot/mandelbrot_kernels.hpp"
+#include "mandelbrot/mandelbrot_native_cuda_compute.cuh"
 #include "recurrence/recurrence_kernels.hpp"
 #include "recurrence/recurrence_native_cuda_compute.cuh"
 
@@ -166,6 +168,33 @@ CUDA_BENCH(BM_TwinRecurrence) {
   }
 }
 BENCHMARK(BM_TwinRecurrence)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+
+// Irregular work: the whole set at 8192x8192, 1000 iterations (a pixel costs 1 to 1000 steps in
+// double). Nothing to copy in; the picture (256 MiB) is copied back on both sides.
+CUDA_BENCH(BM_TwinMandelbrot) {
+  BENCH_REQUIRE_GPU(state);
+  const ctrl::index_t n = 8192;
+  const int limit = 1000;
+  const auto v = apps::mandel::view(-0.75, 0.0, 3.0, n, n);
+  ctrl::Tile<float, 2> it({n, n}, "iterations");
+  it.fill(0.0F);
+  std::vector<float> twin(it.size());
+  nc::use_device(ctrl::cuda(0));
+  nc::Stream s;
+  nc::HostPin pin(twin.data(), it.bytes());
+  ctrl::Controller gpu{ctrl::cuda(0)};
+  for (auto _ : state) {
+    const auto [t, ctl] = cudabench::interleaved(
+        rounds, [&] { nc::mandelbrot(twin.data(), n, n, v, limit, s); },
+        [&] {
+          gpu.attach(it);
+          gpu.launch<apps::Mandelbrot>(ctrl::Threads(n, n), it, v, limit);
+          gpu.detach(it);
+        });
+    finish(state, "mandelbrot 8192x8192, 1000 iterations", ctl, t, differ(it.data(), twin.data(), twin.size()));
+  }
+}
+BENCHMARK(BM_TwinMandelbrot)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 
 void twin_matmul(benchmark::State& state, ctrl::Variant v, nc::MatMulKind kind, ctrl::index_t n, const char* what) {
   BENCH_REQUIRE_GPU(state);

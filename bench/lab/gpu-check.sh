@@ -37,7 +37,7 @@ grep -E "CUDA backend|CUDA compiler" "$OUT/build.log" || true
 
 step "build (the CUDA backend's targets first, then everything, -k 0)"
 MINE="cuda_test cuda_geometry_test cuda_sticky_error_test bench_cuda bench_submit"
-for app in matadd jacobi blackscholes recurrence matmul; do MINE="$MINE ${app}_native_cuda"; done
+for app in matadd jacobi blackscholes recurrence matmul mandelbrot; do MINE="$MINE ${app}_native_cuda"; done
 ninja -C "$BUILD" -j"$JOBS" $MINE >>"$OUT/build.log" 2>&1 || { grep -E "error|FAILED" "$OUT/build.log" | head -40; echo "BUILD OF THE CUDA TARGETS FAILED"; }
 ninja -C "$BUILD" -j"$JOBS" -k 0 >>"$OUT/build.log" 2>&1 || { echo "(some other targets failed to build:)"; grep -E "^FAILED" "$OUT/build.log" | head -20; }
 echo "build done"
@@ -73,10 +73,10 @@ PIDS+=($!)
 (cd "$BUILD" && timeout 300 ctest -LE cuda -j6 --output-on-failure --timeout 240) >>"$OUT/ctest.log" 2>&1 &
 PIDS+=($!)
 (
-  for app in matadd jacobi blackscholes recurrence matmul; do
+  for app in matadd jacobi blackscholes recurrence matmul mandelbrot; do
     case $app in
       matadd) size="4096 4096" ;; jacobi) size="2048 2048" ;; blackscholes) size=4000000 ;;
-      recurrence) size="2048 2048" ;; matmul) size=1024 ;;
+      recurrence) size="2048 2048" ;; matmul) size=1024 ;; mandelbrot) size="4096 4096" ;;
     esac
     for prog in "$app" "${app}_native_cuda"; do
       if [ -x "$BUILD/bin/$prog" ]; then
