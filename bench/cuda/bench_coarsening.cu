@@ -146,7 +146,7 @@ CUDA_BENCH(BM_CoarseningJacobiUpdate) {
   BENCH_CUDA(cudaMemset(copy.p, 0x3f, copy.n * 4));
   const ctrl::index_t ext[2] = {n, n};
   sweep<apps::JacobiUpdate>(state, "jacobi_update", ctrl::Threads(n - 2, n - 2), 2.0 * 4 * n * n,
-                            ctrl::Out<float, 2>(m.p, ext), ctrl::In<float, 2>(copy.p, ext));
+                            ctrl::InOut<float, 2>(m.p, ext), ctrl::In<float, 2>(copy.p, ext));
 }
 
 BENCHMARK(BM_CoarseningMatAdd)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);

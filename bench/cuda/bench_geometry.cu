@@ -150,7 +150,7 @@ CUDA_BENCH(BM_GeometryJacobiUpdate) {
   cudabench::DeviceArray<float> m(n * n), copy(n * n);
   BENCH_CUDA(cudaMemset(copy.p, 0x3f, copy.n * 4));
   const ctrl::index_t ext[2] = {n, n};
-  search<apps::JacobiUpdate>(state, "jacobi_update", ctrl::Threads(n - 2, n - 2), ctrl::Out<float, 2>(m.p, ext),
+  search<apps::JacobiUpdate>(state, "jacobi_update", ctrl::Threads(n - 2, n - 2), ctrl::InOut<float, 2>(m.p, ext),
                              ctrl::In<float, 2>(copy.p, ext));
 }
 

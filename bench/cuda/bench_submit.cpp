@@ -60,6 +60,8 @@ class NullMemory final : public MemorySpace {
   void release(void*) override {}
   void copy_in(void*, const void*, std::size_t) override {}
   void copy_out(void*, const void*, std::size_t) override {}
+  void poison(void*, std::size_t, std::size_t) override {}
+  PoisonScan find_poison(const void*, std::size_t, std::size_t) override { return {}; }
 
  private:
   char image_ = 0;

@@ -94,7 +94,7 @@ struct HoldFirstChunk {
   }
 };
 
-struct Boom : std::runtime_error {
+struct BlockBoom : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 // Visits its chunk, then throws if the chunk holds a multiple of 50: most chunks throw.
@@ -104,7 +104,7 @@ struct ThrowingChunks {
   void cpu(const ctrl::CpuBlock& b, ctrl::InOut<u32, 1> a) const {
     for (index_t x : b.x) a(x) += 1U;
     for (index_t x : b.x)
-      if (x % 50 == 0) throw Boom("boom at " + std::to_string(x));
+      if (x % 50 == 0) throw BlockBoom("boom at " + std::to_string(x));
   }
 };
 

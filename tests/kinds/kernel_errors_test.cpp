@@ -45,7 +45,7 @@ struct UnnamedThrower {
   }
 };
 
-struct Increment {
+struct ErrorsIncrement {
   CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::InOut<u32, 1> a) const { a(t.x) += 1U; }
 };
 
@@ -104,7 +104,7 @@ TEST_P(KernelErrorsTest, ControllerStaysUsableAfterAKernelError) {
   ctl().launch<Thrower>(ctrl::Threads(32), a, 0);
   EXPECT_THROW(ctl().wait(), ctrl::KernelError);
   EXPECT_NO_THROW(ctl().wait());  // reported once
-  ctl().launch<Increment>(ctrl::Threads(32), a);
+  ctl().launch<ErrorsIncrement>(ctrl::Threads(32), a);
   EXPECT_NO_THROW(ctl().detach(a));
   for (u32 v : a.elements()) EXPECT_EQ(v, 2U);  // the failed launch ran its other blocks; then +1
 }
@@ -115,7 +115,7 @@ TEST_P(KernelErrorsTest, LaunchesQueuedAfterAFailureStillRun) {
   b.fill(0);
   ctl().attach(a, b);
   ctl().launch<UnnamedThrower>(ctrl::Threads(10), a);
-  for (int i = 0; i < 5; ++i) ctl().launch<Increment>(ctrl::Threads(10), b);
+  for (int i = 0; i < 5; ++i) ctl().launch<ErrorsIncrement>(ctrl::Threads(10), b);
   EXPECT_THROW(ctl().wait(), ctrl::KernelError);
   ctl().detach(a, b);
   for (u32 v : b.elements()) EXPECT_EQ(v, 5U);
@@ -126,7 +126,7 @@ TEST_P(KernelErrorsTest, SeveralFailuresAreReportedOnceWithTheirCount) {
   a.fill(0);
   ctl().attach(a);
   ctl().launch<Thrower>(ctrl::Threads(4), a, 0);
-  ctl().launch<Increment>(ctrl::Threads(4), a);
+  ctl().launch<ErrorsIncrement>(ctrl::Threads(4), a);
   ctl().launch<LibraryThrower>(ctrl::Threads(4), a);
   ctl().launch<ThrowsInt>(ctrl::Threads(4), a);
   // The first failure, counting the others.

@@ -73,7 +73,7 @@ struct Twice {  // out = 2 * in: launched in place, with one tile as both
   }
 };
 
-struct Iota {
+struct CheckedIota {
   static constexpr const char* name = "iota";
   CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::Out<u32, 1> out) const { out(t.x) = static_cast<u32>(t.x); }
 };
@@ -245,7 +245,7 @@ TEST_P(OutCheckTest, PoisonComesAfterEarlierLaunchesThatReadTheTile) {
   for (index_t i = 0; i < m; ++i) a(i) = static_cast<u32>(i);
   c->attach(a, b);
   c->launch<Twice>(ctrl::Threads(m), b, a);  // reads a
-  c->launch<Iota>(ctrl::Threads(m), a);      // then poisons and writes it
+  c->launch<CheckedIota>(ctrl::Threads(m), a);      // then poisons and writes it
   EXPECT_NO_THROW(c->wait());
   c->detach(a, b);
   for (index_t i = 0; i < m; ++i) ASSERT_EQ(b(i), 2U * static_cast<u32>(i)) << i;
@@ -259,9 +259,9 @@ TEST_P(OutCheckTest, LaterLaunchesRunAndTheControllerStaysUsable) {
   fill_grid(cur);
   c->attach(next, cur, a);
   c->launch<Stencil<ctrl::Out>>(ctrl::Threads(n, n), next, cur);
-  c->launch<Iota>(ctrl::Threads(n), a);
+  c->launch<CheckedIota>(ctrl::Threads(n), a);
   EXPECT_THROW(c->wait(), ctrl::KernelError);
-  c->launch<Iota>(ctrl::Threads(n), a);
+  c->launch<CheckedIota>(ctrl::Threads(n), a);
   EXPECT_NO_THROW(c->wait());
   c->detach(next, cur, a);
   for (index_t i = 0; i < n; ++i) ASSERT_EQ(a(i), static_cast<u32>(i));

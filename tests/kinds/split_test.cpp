@@ -11,12 +11,12 @@ using ctrl::index_t;
 using ctrl::TransferStats;
 using u32 = std::uint32_t;
 
-struct Affine {  // a = a * 2 + k + row, with rows numbered from the sub-tile's first
+struct SplitAffine {  // a = a * 2 + k + row, with rows numbered from the sub-tile's first
   CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::InOut<u32, 2> a, u32 k) const {
     a(t.x, t.y) = a(t.x, t.y) * 2U + k + static_cast<u32>(t.x);
   }
 };
-struct Copy {
+struct SplitCopy {
   CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::Out<u32, 2> to, ctrl::In<u32, 2> from) const {
     to(t.x, t.y) = from(t.x, t.y);
   }
@@ -44,8 +44,8 @@ TEST_P(SplitTest, DisjointSubTilesOnTwoControllersComputeTheirParts) {
   ctl().attach(top);
   other->attach(bottom);
   for (u32 k = 0; k < 10; ++k) {
-    ctl().launch<Affine>(ctrl::Threads(cut, cols), top, k);
-    other->launch<Affine>(ctrl::Threads(rows - cut, cols), bottom, 100 + k);
+    ctl().launch<SplitAffine>(ctrl::Threads(cut, cols), top, k);
+    other->launch<SplitAffine>(ctrl::Threads(rows - cut, cols), bottom, 100 + k);
   }
   ctl().detach(top);
   other->detach(bottom);
@@ -87,12 +87,12 @@ TEST_P(SplitTest, WholeTileSeesBothPartsAfterTheyComeHome) {
   ctrl::Tile<u32, 2> top = a.rows(0, 3), bottom = a.rows(3, 6);
   ctl().attach(top);
   other->attach(bottom);
-  ctl().launch<Affine>(ctrl::Threads(3, 5), top, 10U);
-  other->launch<Affine>(ctrl::Threads(3, 5), bottom, 20U);
+  ctl().launch<SplitAffine>(ctrl::Threads(3, 5), top, 10U);
+  other->launch<SplitAffine>(ctrl::Threads(3, 5), bottom, 20U);
   ctl().detach(top);
   other->detach(bottom);
   other->attach(a, out);
-  other->launch<Copy>(ctrl::Threads(6, 5), out, a);
+  other->launch<SplitCopy>(ctrl::Threads(6, 5), out, a);
   other->detach(a, out);
   for (index_t i = 0; i < 6; ++i)
     for (index_t j = 0; j < 5; ++j) ASSERT_EQ(out(i, j), 2U + (i < 3 ? 10U : 20U) + static_cast<u32>(i % 3));
@@ -104,10 +104,10 @@ TEST_P(SplitTest, SubTileMovesFromOneControllerToTheOther) {
   a.fill(0);
   ctrl::Tile<u32, 2> part = a.rows(2, 6);
   ctl().attach(part);
-  ctl().launch<Affine>(ctrl::Threads(4, 2), part, 1U);  // 1 + row
+  ctl().launch<SplitAffine>(ctrl::Threads(4, 2), part, 1U);  // 1 + row
   ctl().detach(part);
   other->attach(part);
-  other->launch<Affine>(ctrl::Threads(4, 2), part, 0U);  // 2 + 3 * row
+  other->launch<SplitAffine>(ctrl::Threads(4, 2), part, 0U);  // 2 + 3 * row
   other->detach(part);
   for (index_t i = 0; i < 8; ++i)
     for (index_t j = 0; j < 2; ++j)
