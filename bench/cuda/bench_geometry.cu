@@ -9,6 +9,7 @@
 #include "blackscholes/blackscholes_kernels.hpp"
 #include "jacobi/jacobi_kernels.hpp"
 #include "matadd/matadd_kernels.hpp"
+#include "mandelbrot/mandelbrot_kernels.hpp"
 #include "matmul/matmul_kernels.hpp"
 #include "recurrence/recurrence_kernels.hpp"
 
@@ -134,6 +135,16 @@ CUDA_BENCH(BM_GeometryMatAdd) {
                        ctrl::In<float, 2>(a.p, ext), ctrl::In<float, 2>(b.p, ext));
 }
 
+// Irregular, compute-bound (double): the whole set at 8192x8192, 1000 iterations.
+CUDA_BENCH(BM_GeometryMandelbrot) {
+  BENCH_REQUIRE_GPU(state);
+  const ctrl::index_t n = 8192;
+  cudabench::DeviceArray<float> it(n * n);
+  const ctrl::index_t ext[2] = {n, n};
+  search<apps::Mandelbrot>(state, "mandelbrot", ctrl::Threads(n, n), ctrl::Out<float, 2>(it.p, ext),
+                           apps::mandel::view(-0.75, 0.0, 3.0, n, n), 1000);
+}
+
 CUDA_BENCH(BM_GeometryJacobiCopy) {
   BENCH_REQUIRE_GPU(state);
   const ctrl::index_t n = 8192;
@@ -192,6 +203,7 @@ CUDA_BENCH(BM_GeometryMatMul) {
 
 BENCHMARK(BM_GeometryMatAdd)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_GeometryJacobiCopy)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GeometryMandelbrot)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_GeometryJacobiUpdate)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_GeometryBlackScholes)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_GeometryRecurrence)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
