@@ -12,7 +12,7 @@
 // somewhere else (a chaotic orbit: a bounded attracting one ends where its neighbours do). A
 // wrong row, a shifted column or a lost chunk differs in smooth regions too, and fails.
 #pragma once
-#include "mandelbrot/mandelbrot_kernels.hpp"
+#include "mandelbrot/mandelbrot_view.hpp"
 
 #include <algorithm>
 #include <cmath>
