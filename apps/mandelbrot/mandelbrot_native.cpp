@@ -17,7 +17,8 @@ int main(int argc, char** argv) {
     std::vector<float> iterations(size[0] * size[1]);
     apps::native::pin_openmp(s.cores());
     apps::native::default_mandelbrot_schedule();
-    s.measure([&] { apps::native::mandelbrot(iterations.data(), rows, cols, v.re0, v.im0, v.step, params.iterations); });
+    s.measure(
+        [&] { apps::native::mandelbrot(iterations.data(), rows, cols, v.re0, v.im0, v.step, params.iterations); });
     s.output("iterations", iterations, size);
   });
 }

@@ -1,7 +1,9 @@
 // mandelbrot's native compute, plain OpenMP: what the twin program and the benchmark run. Rows
 // cost wildly different amounts, so an OpenMP programmer hands them out dynamically; the
 // schedule is the run-time one (OMP_SCHEDULE, or omp_set_schedule as the benchmark does), and
-// dynamic rows one at a time where nothing set it.
+// dynamic rows one at a time where nothing set it. The escape loop is written out again, as a
+// native programmer would, with the same operations in the same order as the ctrl kernel's
+// (apps::mandel::escape), so that the two pictures are equal bit for bit.
 #pragma once
 #include <omp.h>
 

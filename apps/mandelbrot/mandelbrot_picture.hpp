@@ -20,7 +20,7 @@ inline std::array<std::uint8_t, 3> colour(float iterations, int limit) {
   struct Stop {
     double at, r, g, b;
   };
-  static constexpr Stop stops[] = {{0.0, 0, 7, 100},     {0.16, 32, 107, 203}, {0.42, 237, 255, 255},
+  static constexpr Stop stops[] = {{0.0, 0, 7, 100},      {0.16, 32, 107, 203}, {0.42, 237, 255, 255},
                                    {0.6425, 255, 170, 0}, {0.8575, 0, 2, 0},    {1.0, 0, 7, 100}};
   const double t = std::fmod(std::log1p(static_cast<double>(iterations)) / 3.0, 1.0);
   std::size_t k = 1;

@@ -27,8 +27,8 @@ inline constexpr int max_iterations = 1 << 24;
 // The picture's view for a --size, refusing one whose pixels double precision cannot tell apart.
 inline View checked_view(const MandelbrotParams& p, std::int64_t rows, std::int64_t cols) {
   const View v = view(p.center_re, p.center_im, p.width, rows, cols);
-  const double far = std::max({std::abs(v.re(0)), std::abs(v.re(cols - 1)), std::abs(v.im(0)),
-                               std::abs(v.im(rows - 1)), 1.0});
+  const double far =
+      std::max({std::abs(v.re(0)), std::abs(v.re(cols - 1)), std::abs(v.im(0)), std::abs(v.im(rows - 1)), 1.0});
   if (!(v.step > 0x1p-44 * far)) {  // neighbours 2^8 ulps apart at the least
     throw BadInput("--width " + number(p.width) + " over " + std::to_string(cols) + " columns is a pixel of " +
                    number(v.step) + ", too small for double precision around (" + number(p.center_re) + ", " +
@@ -82,7 +82,8 @@ inline Problem mandelbrot_problem(MandelbrotParams& params) {
     verdict.max_error = j.max_diff;
     const std::string first = "row " + std::to_string(j.first_row) + ", column " + std::to_string(j.first_col) + ": " +
                               number(j.got) + " against " + number(j.want);
-    if (j.differ == 0) verdict.detail = "every escape time equals the reference's";
+    if (j.differ == 0)
+      verdict.detail = "every escape time equals the reference's";
     else if (j.unexplained > 0)
       verdict.detail = std::to_string(j.unexplained) + " of " + std::to_string(j.differ) +
                        " differing escape times lie where the reference is not sensitive (first: " + first + ")";

@@ -44,7 +44,8 @@ inline Orbit orbit(double cr, double ci, int limit) {
 inline std::vector<double> mandelbrot(const mandel::View& v, long long rows, long long cols, int limit) {
   std::vector<double> out(static_cast<std::size_t>(rows * cols));
   for (long long i = 0; i < rows; ++i)
-    for (long long j = 0; j < cols; ++j) out[static_cast<std::size_t>(i * cols + j)] = orbit(v.re(j), v.im(i), limit).steps;
+    for (long long j = 0; j < cols; ++j)
+      out[static_cast<std::size_t>(i * cols + j)] = orbit(v.re(j), v.im(i), limit).steps;
   return out;
 }
 
@@ -65,8 +66,8 @@ inline bool mandelbrot_sensitive(const mandel::View& v, long long i, long long j
 
 // What a picture's comparison with the reference found.
 struct MandelbrotJudgement {
-  std::size_t differ = 0;      // pixels whose count differs from the reference's
-  std::size_t unexplained = 0; // of which where the reference is not sensitive: wrong
+  std::size_t differ = 0;                    // pixels whose count differs from the reference's
+  std::size_t unexplained = 0;               // of which where the reference is not sensitive: wrong
   long long first_row = -1, first_col = -1;  // the first unexplained pixel (or the first differing one)
   float got = 0;
   double want = 0;

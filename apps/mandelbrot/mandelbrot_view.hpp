@@ -17,8 +17,7 @@ struct View {
 // plane, with square pixels; each pixel stands for the point at its centre.
 inline View view(double center_re, double center_im, double width, long long rows, long long cols) {
   const double step = width / static_cast<double>(cols);
-  return {center_re - 0.5 * width + 0.5 * step, center_im + 0.5 * step * static_cast<double>(rows) - 0.5 * step,
-          step};
+  return {center_re - 0.5 * width + 0.5 * step, center_im + 0.5 * step * static_cast<double>(rows) - 0.5 * step, step};
 }
 
 }  // namespace apps::mandel

@@ -32,7 +32,8 @@ class MandelbrotCli : public ::testing::Test {
  protected:
   void SetUp() override {
     static std::atomic<int> counter{0};
-    dir_ = fs::temp_directory_path() / ("ctrl_mandelbrot_cli_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
+    dir_ = fs::temp_directory_path() /
+           ("ctrl_mandelbrot_cli_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
     fs::create_directories(dir_);
   }
   void TearDown() override {
@@ -55,8 +56,8 @@ class MandelbrotCli : public ::testing::Test {
 };
 
 // The region of a case: the seahorse valley, where most pixels lie near the boundary.
-const std::vector<std::string> kZoom = {"--center-re", "-0.7435", "--center-im", "0.1314", "--width", "0.02",
-                                        "--iterations", "400"};
+const std::vector<std::string> kZoom = {"--center-re", "-0.7435", "--center-im",  "0.1314",
+                                        "--width",     "0.02",    "--iterations", "400"};
 
 std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
   a.insert(a.end(), b.begin(), b.end());
@@ -67,8 +68,9 @@ TEST_F(MandelbrotCli, ChecksOnEveryDeviceAndWritesTheEscapeTimes) {
   for (const auto& device : apps::testing::test_devices()) {
     SCOPED_TRACE(device);
     const fs::path out = path("it.npy");
-    const auto r = run(kCtrl, with({"--device", device, "--size", "45", "71", "--check", "--out", "iterations=" + out.string()},
-                                   kZoom));
+    const auto r =
+        run(kCtrl,
+            with({"--device", device, "--size", "45", "71", "--check", "--out", "iterations=" + out.string()}, kZoom));
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("check=passed"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("outputs=iterations:45x71"), std::string::npos) << r.out;
@@ -85,9 +87,11 @@ TEST_F(MandelbrotCli, ChecksOnEveryDeviceAndWritesTheEscapeTimes) {
 // The ctrl program (dynamic chunks) and the OpenMP twin (dynamic rows) compute the same doubles:
 // the same file, byte for byte, whatever the twin's schedule.
 TEST_F(MandelbrotCli, TheTwinWritesTheSamePicture) {
-  const auto a = run(kCtrl, with({"--size", "50", "30", "--quiet", "--out", "iterations=" + path("c.npy").string()}, kZoom));
+  const auto a =
+      run(kCtrl, with({"--size", "50", "30", "--quiet", "--out", "iterations=" + path("c.npy").string()}, kZoom));
   ASSERT_EQ(a.code, 0) << a.err;
-  const auto b = run(kNative, with({"--size", "50", "30", "--quiet", "--out", "iterations=" + path("n.npy").string()}, kZoom));
+  const auto b =
+      run(kNative, with({"--size", "50", "30", "--quiet", "--out", "iterations=" + path("n.npy").string()}, kZoom));
   ASSERT_EQ(b.code, 0) << b.err;
   EXPECT_EQ(ctrl::test::read_file(path("c.npy")), ctrl::test::read_file(path("n.npy")));
   const auto checksum = [](const std::string& line) {
