@@ -12,14 +12,14 @@
 #include <ctrl/config.hpp>
 #include <ctrl/io/npy.hpp>
 
+#include "scratch_dir.hpp"
+
 #include <gtest/gtest.h>
 
 #include <dlfcn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
-#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -85,16 +85,6 @@ std::string quote(const std::string& s) {
 
 class AppCli : public ::testing::TestWithParam<std::tuple<std::size_t, bool>> {
  protected:
-  void SetUp() override {
-    static std::atomic<int> counter{0};
-    dir_ = fs::temp_directory_path() / ("ctrl_apps_cli_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
   const AppCase& app() const { return cases()[std::get<0>(GetParam())]; }
   bool native() const { return std::get<1>(GetParam()); }
   const std::string& program() const { return native() ? app().native_path : app().ctrl_path; }
@@ -162,7 +152,7 @@ class AppCli : public ::testing::TestWithParam<std::tuple<std::size_t, bool>> {
     expect_no_outputs(p);
   }
 
-  fs::path dir_;
+  ctrl::test::ScratchDir dir_{"ctrl-apps-cli"};
   apps::Inputs inputs_;
 };
 
@@ -409,8 +399,7 @@ INSTANTIATE_TEST_SUITE_P(Programs, AppCli,
 
 // The twin does the same work as the ctrl program: the same checksum, digit for digit.
 TEST(AppCliTwins, SameChecksumAsTheCtrlProgram) {
-  const fs::path dir = fs::temp_directory_path() / ("ctrl_apps_twins_" + std::to_string(getpid()));
-  fs::create_directories(dir);
+  const ctrl::test::ScratchDir dir("ctrl-apps-twins");
   for (const auto& c : cases()) {
     SCOPED_TRACE(c.name);
     std::string checksums[2];
@@ -427,14 +416,12 @@ TEST(AppCliTwins, SameChecksumAsTheCtrlProgram) {
     }
     EXPECT_EQ(checksums[0], checksums[1]);
   }
-  fs::remove_all(dir);
 }
 
 // Every program, twins included, names itself in its help, its --version, and its errors; the CUDA
 // twin is not the OpenMP twin (it printed the OpenMP twin's text).
 TEST(AppCliPrograms, EachNamesItselfInHelpVersionAndErrors) {
-  const fs::path dir = fs::temp_directory_path() / ("ctrl_apps_names_" + std::to_string(getpid()));
-  fs::create_directories(dir);
+  const ctrl::test::ScratchDir dir("ctrl-apps-names");
   auto run_program = [&](const std::string& program, const std::string& args) {
     const fs::path out = dir / "out.txt", err = dir / "err.txt";
     const int status = std::system((quote(program) + " " + args + " >" + quote(out) + " 2>" + quote(err)).c_str());
@@ -477,7 +464,6 @@ TEST(AppCliPrograms, EachNamesItselfInHelpVersionAndErrors) {
       EXPECT_EQ(input.err.rfind(name + ": error: ", 0), 0U) << input.err;
     }
   }
-  fs::remove_all(dir);
 }
 
 // The CUDA twin runs on a GPU: where none answers, it fails (exit 1) naming the device and why in
@@ -490,11 +476,9 @@ TEST(AppCliPrograms, TheCudaTwinSaysWhyNoGpuAnswers) {
     ::dlclose(driver);
     GTEST_SKIP() << "an NVIDIA driver is installed here";
   }
-  const fs::path dir = fs::temp_directory_path() / ("ctrl_apps_cuda_twin_" + std::to_string(getpid()));
-  fs::create_directories(dir);
+  const ctrl::test::ScratchDir dir("ctrl-apps-cuda-twin");
   const int status = std::system((quote(twin) + " --size 4 4 >/dev/null 2>" + quote(dir / "err.txt")).c_str());
   const std::string err = slurp(dir / "err.txt");
-  fs::remove_all(dir);
   EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 1) << err;
   EXPECT_EQ(err, "matadd_native_cuda: error: cuda:0: no NVIDIA driver on this machine (libcuda.so.1 not found)\n");
 }

@@ -5,6 +5,7 @@
 #include "common/app.hpp"
 #include "mandelbrot/mandelbrot_problem.hpp"
 #include "run_command.hpp"
+#include "scratch_dir.hpp"
 #include "test_devices.hpp"
 
 #include <ctrl/io/npy.hpp>
@@ -13,9 +14,7 @@
 #if CTRL_TEST_HAVE_PNG
 #include <png.h>
 #endif
-#include <unistd.h>
 
-#include <atomic>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -30,16 +29,6 @@ const std::string kCtrl = CTRL_APP_MANDELBROT, kNative = CTRL_APP_MANDELBROT_NAT
 
 class MandelbrotCli : public ::testing::Test {
  protected:
-  void SetUp() override {
-    static std::atomic<int> counter{0};
-    dir_ = fs::temp_directory_path() /
-           ("ctrl_mandelbrot_cli_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
   CommandResult run(const std::string& program, std::vector<std::string> args) const {
     args.insert(args.begin(), program);
     return ctrl::test::run_command(args, dir_);
@@ -52,7 +41,7 @@ class MandelbrotCli : public ::testing::Test {
       EXPECT_TRUE(name == "stdout" || name == "stderr") << "left behind: " << name;
     }
   }
-  fs::path dir_;
+  ctrl::test::ScratchDir dir_{"ctrl-mandelbrot-cli"};
 };
 
 // The region of a case: the seahorse valley, where most pixels lie near the boundary.

@@ -5,11 +5,11 @@
 // (and the profile resumed), a rank that hangs. Every failure must give a clear error on every
 // rank, no hang, and no partial result.
 #include "run_command.hpp"
+#include "scratch_dir.hpp"
 
 #include <ctrl/io/npy.hpp>
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -27,9 +27,6 @@ class Mpi : public ::testing::Test {
   void SetUp() override {
     if (!CTRL_TOOL_HAS_MPI) GTEST_SKIP() << "the ctrl tool was built without MPI";
     if (std::string(CTRL_MPIRUN).empty() || !fs::exists(CTRL_MPIRUN)) GTEST_SKIP() << "no mpirun on this machine";
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("ctrl-mpi-" + std::to_string(::getpid()) + "-" + info->name());
-    fs::create_directories(dir_);
     // Each rank runs through this script: a host name per rank (CTRL_HOSTNAME, so that two ranks
     // on one machine can be two "hosts"), and a fault planted in rank 1 when the test asks. Faults
     // fire on events, never after a time, so that they land at the same step on any load:
@@ -52,10 +49,6 @@ class Mpi : public ::testing::Test {
           "fi\n"
           "exec " CTRL_TOOL " \"$@\"\n");
     fs::permissions(dir_ / "rank.sh", fs::perms::owner_all);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    if (!dir_.empty()) fs::remove_all(dir_, ec);
   }
 
   void write(const std::string& name, const std::string& text) const { std::ofstream(dir_ / name) << text; }
@@ -84,7 +77,7 @@ class Mpi : public ::testing::Test {
     return ctrl::test::run_command(argv, dir_);
   }
 
-  fs::path dir_;
+  ctrl::test::ScratchDir dir_{"ctrl-mpi"};
 };
 
 const std::vector<std::string> quick = {"--min-round", "0.002", "--max-reps", "4", "--progress", "plain"};

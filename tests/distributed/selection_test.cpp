@@ -9,9 +9,9 @@
 #include <ctrl/ctrl.hpp>
 #include <ctrl/io/npy.hpp>
 
-#include <gtest/gtest.h>
+#include "scratch_dir.hpp"
 
-#include <unistd.h>
+#include <gtest/gtest.h>
 
 #include <cstring>
 #include <filesystem>
@@ -67,12 +67,12 @@ TEST(Selection, ErrorsNameTheFileAndLine) {
 }
 
 TEST(Selection, WritesAtomically) {
-  const auto path = std::filesystem::temp_directory_path() / ("ctrl-sel-" + std::to_string(::getpid()) + ".txt");
+  const ctrl::test::ScratchDir dir("ctrl-sel");
+  const auto path = dir / "sel.txt";
   write_selection(path.string(), parse_selection("host a: cpu:0\n", "x"));
   EXPECT_EQ(read_selection(path.string()).devices_for(0, "a")[0].str(), "cpu:0");
   EXPECT_FALSE(std::filesystem::exists(path.string() + ".tmp"));
   EXPECT_THROW(write_selection("/nonexistent/dir/sel.txt", parse_selection("*: cpu\n", "x")), UsageError);
-  std::filesystem::remove(path);
 }
 
 RankMachine rank_on(int rank, const std::string& host, std::vector<int> cores, std::vector<int> gpus) {
@@ -152,12 +152,12 @@ TEST(Windows, TeamWritesTheOutputInBlockOrder) {
   const std::vector<Block> blocks{{0, 12}};
   auto problem = team.make_problem(app, blocks, 16, 3);
   problem->run_block(team.controller(0), blocks[0], 0);
-  const auto path = std::filesystem::temp_directory_path() / ("ctrl-out-" + std::to_string(::getpid()) + ".npy");
+  const ctrl::test::ScratchDir dir("ctrl-out");
+  const auto path = dir / "out.npy";
   team.write_output(*problem, blocks, path.string());
   const auto c = npy::load<double>(path);
   ASSERT_EQ(c.shape, (std::vector<std::size_t>{12, 16}));
   EXPECT_EQ(std::memcmp(c.data.data(), problem->output_bytes(blocks[0]).data(), c.data.size() * sizeof(double)), 0);
-  std::filesystem::remove(path);
 }
 
 }  // namespace

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -15,6 +14,8 @@
 #include <ctrl/energy/clock.hpp>
 #include <ctrl/energy/meter.hpp>
 #include <ctrl/errors.hpp>
+
+#include "scratch_dir.hpp"
 
 namespace ctrl::energy::testing {
 
@@ -64,27 +65,10 @@ template <class Pred>
   return ::testing::AssertionSuccess();
 }
 
-// A fresh directory per test (ctest runs the cases in parallel processes), removed afterwards.
-class TempDir {
+// A fresh directory per test (tests/common/scratch_dir.hpp), removed afterwards with its contents.
+class TempDir : public ::ctrl::test::ScratchDir {
  public:
-  TempDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = std::filesystem::temp_directory_path() /
-            ("ctrl-energy-" + std::string(info ? info->name() : "test") + "-" +
-             std::to_string(::getpid()));
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
+  TempDir() : ScratchDir("ctrl-energy") {}
 };
 
 inline void write_file(const std::filesystem::path& file, const std::string& text) {

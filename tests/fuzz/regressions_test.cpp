@@ -7,8 +7,9 @@
 
 #include <ctrl/errors.hpp>
 
+#include "scratch_dir.hpp"
+
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -19,23 +20,14 @@
 namespace ctrl::loop {
 namespace {
 
-namespace fs = std::filesystem;
-
-// A file holding `text` for the length of one test, named after it.
+// A file holding `text` for the length of one test, in a scratch folder named after it.
 class InputFile {
  public:
-  explicit InputFile(const std::string& text) {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = fs::temp_directory_path() / ("ctrl-fuzz-" + std::to_string(::getpid()) + "-" + info->name());
-    std::ofstream(path_, std::ios::binary) << text;
-  }
-  ~InputFile() { fs::remove(path_); }
-  InputFile(const InputFile&) = delete;
-  InputFile& operator=(const InputFile&) = delete;
-  std::string path() const { return path_.string(); }
+  explicit InputFile(const std::string& text) { std::ofstream(dir_ / "input", std::ios::binary) << text; }
+  std::string path() const { return (dir_ / "input").string(); }
 
  private:
-  fs::path path_;
+  ctrl::test::ScratchDir dir_{"ctrl-fuzz"};
 };
 
 // The message of the UsageError that `read_profile_file` throws for a file holding `text`.

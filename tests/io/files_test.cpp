@@ -5,6 +5,8 @@
 #include <ctrl/errors.hpp>
 #include <ctrl/io/files.hpp>
 
+#include "scratch_dir.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -45,14 +47,6 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 
 class FilesTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("ctrl-files-" + std::to_string(::getpid()) + "-" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   fs::path write(const std::string& name, const std::string& text) const {
     std::ofstream(dir_ / name, std::ios::binary) << text;
     return dir_ / name;
@@ -75,7 +69,7 @@ class FilesTest : public ::testing::Test {
     return out;
   }
 
-  fs::path dir_;
+  ctrl::test::ScratchDir dir_{"ctrl-files"};
 };
 
 // ---- inputs -------------------------------------------------------------------------------------
@@ -100,7 +94,7 @@ TEST_F(FilesTest, OutputsGoOnlyToRegularFiles) {
   const fs::path target = write("target.txt", "keep");
   const fs::path link = dir_ / "link.txt";
   fs::create_symlink(target, link);
-  for (const fs::path& p : {f, link, dir_}) {
+  for (const fs::path& p : {f, link, dir_.path()}) {
     EXPECT_PRED2(contains, message_of<ctrl::UsageError>([&] { io::check_output(p); }), ", not a regular file");
     EXPECT_PRED2(contains, message_of<ctrl::UsageError>([&] { io::write_file_atomically(p, "new"); }),
                  p.string() + ": ");

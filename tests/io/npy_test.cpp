@@ -2,6 +2,8 @@
 #include <ctrl/errors.hpp>
 #include <ctrl/io/npy.hpp>
 
+#include "scratch_dir.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -95,20 +97,6 @@ std::string message_of(F&& f) {
 
 class NpyTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = std::string(info->test_suite_name()) + "-" + info->name();
-    for (char& c : name)
-      if (c == '/') c = '_';
-    dir_ = fs::temp_directory_path() / ("ctrl-npy-" + std::to_string(::getpid()) + "-" + name);
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add);
-    fs::remove_all(dir_);
-  }
-
   fs::path write(const std::string& name, std::string_view bytes) const {
     const fs::path path = dir_ / name;
     std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
@@ -123,7 +111,7 @@ class NpyTest : public ::testing::Test {
     return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir_), fs::directory_iterator{}));
   }
 
-  fs::path dir_;
+  ctrl::test::ScratchDir dir_{"ctrl-npy"};
 };
 
 // ---- round trips --------------------------------------------------------------------------------

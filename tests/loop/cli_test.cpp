@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "run_command.hpp"
+#include "scratch_dir.hpp"
 #include <nlohmann/json.hpp>
 #include <dlfcn.h>
 #include <signal.h>
@@ -43,13 +44,6 @@ class Cli : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!fs::exists(CTRL_TOOL)) GTEST_SKIP() << "not built: " << CTRL_TOOL;
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("ctrl-loop-cli-" + std::to_string(::getpid()) + "-" + info->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    if (!dir_.empty()) fs::remove_all(dir_, ec);
   }
 
   Result run(const std::vector<std::string>& args, const std::vector<std::string>& extra = {}) const {
@@ -71,7 +65,7 @@ class Cli : public ::testing::Test {
     std::ofstream(path("front.json")) << f.out;
   }
 
-  fs::path dir_;
+  ctrl::test::ScratchDir dir_{"ctrl-loop-cli"};
 };
 
 TEST_F(Cli, DevicesTableAndJson) {

@@ -9,8 +9,9 @@
 #include <ctrl/partition/pareto.hpp>
 #include <ctrl/partition/profile_csv.hpp>
 
+#include "scratch_dir.hpp"
+
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -23,15 +24,6 @@ namespace fs = std::filesystem;
 
 class Plans : public ::testing::Test {
  public:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("ctrl-plan-" + std::to_string(::getpid()) + "-" + info->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
   std::string write(const std::string& name, const std::string& text) const {
     const std::string p = (dir_ / name).string();
     std::ofstream(p, std::ios::binary | std::ios::trunc) << text;
@@ -86,7 +78,7 @@ class Plans : public ::testing::Test {
     f.front = front;
     return write("front.json", front_json(f));
   }
-  fs::path dir_;
+  ctrl::test::ScratchDir dir_{"ctrl-plan"};
 };
 
 partition::Front sample_front() {

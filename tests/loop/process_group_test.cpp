@@ -3,10 +3,10 @@
 #include <ctrl/loop/process_group.hpp>
 #include <ctrl/loop/selection.hpp>
 
-#include <gtest/gtest.h>
-#include <unistd.h>
+#include "scratch_dir.hpp"
 
-#include <filesystem>
+#include <gtest/gtest.h>
+
 #include <fstream>
 #include <string>
 #include <vector>
@@ -60,8 +60,7 @@ TEST(ProcessGroup, ThisProcessPlatformIsATeamOfItsDevicesInTheOrderAsked) {
 }
 
 TEST(ProcessGroup, ASelectionFileGivesThisProcessItsLine) {
-  const auto dir = std::filesystem::temp_directory_path() / ("ctrl-group-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const ctrl::test::ScratchDir dir("ctrl-group");
   const std::string path = (dir / "selection.txt").string();
   std::ofstream(path) << "rank 0: cpu:0 offload:1\n";
   const auto group = ctrl::loop::this_process();
@@ -76,7 +75,6 @@ TEST(ProcessGroup, ASelectionFileGivesThisProcessItsLine) {
   } catch (const ctrl::loop::AgreedUsageError& e) {
     EXPECT_NE(std::string(e.what()).find("selection.txt:2"), std::string::npos) << e.what();
   }
-  std::filesystem::remove_all(dir);
 }
 
 TEST(ProcessGroup, AnMpiJobNeedsABuildWithMpiAndAPositiveTimeout) {

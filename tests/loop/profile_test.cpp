@@ -8,10 +8,10 @@
 
 #include <ctrl/partition/profile_csv.hpp>
 
+#include "scratch_dir.hpp"
 #include "ticking_clock.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -28,16 +28,6 @@ namespace fs = std::filesystem;
 
 class TempDir : public ::testing::Test {
  public:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("ctrl-workloads-" + std::to_string(::getpid()) + "-" + info->test_suite_name() + "-" + info->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
   static std::string slurp(const std::string& p) {
     std::ifstream in(p, std::ios::binary);
@@ -49,7 +39,7 @@ class TempDir : public ::testing::Test {
     std::ofstream out(p, std::ios::binary | std::ios::trunc);
     out << text;
   }
-  fs::path dir_;
+  ctrl::test::ScratchDir dir_{"ctrl-workloads"};
 };
 
 TeamOptions quick() {

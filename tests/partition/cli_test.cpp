@@ -2,6 +2,7 @@
 // workload cannot be split). Runs the command-only driver, and the full `ctrl` tool when it is
 // built.
 #include "run_command.hpp"
+#include "scratch_dir.hpp"
 #include "test_support.hpp"
 
 #include <nlohmann/json.hpp>
@@ -32,15 +33,6 @@ class Cli : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     if (GetParam().empty() || !fs::exists(GetParam())) GTEST_SKIP() << "not built: " << GetParam();
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("ctrl-pareto-" + std::to_string(::getpid()) + "-" + info->name());
-    for (char& c : dir_native_ = dir_.string())
-      if (c == '/' && &c != &dir_native_[0]) c = '/';
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    if (!dir_.empty()) fs::remove_all(dir_, ec);
   }
 
   Result run(const std::vector<std::string>& args) const {
@@ -49,8 +41,7 @@ class Cli : public ::testing::TestWithParam<std::string> {
     return ctrl::test::run_command(argv, dir_);
   }
 
-  fs::path dir_;
-  std::string dir_native_;
+  ctrl::test::ScratchDir dir_{"ctrl-pareto"};
 };
 
 std::string TestName(const ::testing::TestParamInfo<std::string>& info) {
