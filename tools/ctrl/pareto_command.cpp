@@ -10,6 +10,7 @@
 #include <ctrl/io/files.hpp>
 #include <ctrl/partition/load_balanced.hpp>
 #include <ctrl/partition/pareto.hpp>
+#include <ctrl/loop/plan.hpp>
 #include <ctrl/loop/profile_file.hpp>
 
 #include <fmt/format.h>
@@ -107,8 +108,8 @@ int run_pareto(const ParetoArgs& a) {
   options.dp.threads = a.threads;
   report.front = partition::pareto_front(profile, report.workload, report.model, options);
   if (report.front.empty())
-    throw exit_error(exit_infeasible, "workload " + a.workload + " cannot be split exactly with the sizes in " +
-                                          a.profile + " (every non-zero part must be a size of its processor's profile)");
+    throw loop::InfeasibleError("workload " + a.workload + " cannot be split exactly with the sizes in " + a.profile +
+                                " (every non-zero part must be a size of its processor's profile)");
   report.load_balanced = partition::load_balanced(profile, report.workload, report.model);
 
   if (a.format == "json")
