@@ -357,12 +357,13 @@ std::vector<std::pair<std::string, std::string>> name_paths(const std::vector<st
   return pairs;
 }
 
-// An output goes to a regular file or a new one, in a directory that exists (io::check_output).
-void check_output_path(const std::string& name, const std::string& path) {
+// An output goes to a regular file or a new one, in a directory that exists (io::check_output);
+// `what` names it in the message ("output 'c'", "--png").
+void check_output_path(const std::string& path, const std::string& what) {
   try {
     ctrl::io::check_output(path);
   } catch (const ctrl::Error& e) {
-    throw BadInput(fmt::format("{} (output '{}')", e.what(), name));
+    throw BadInput(fmt::format("{} ({})", e.what(), what));
   }
 }
 
@@ -383,11 +384,7 @@ void check_render_paths(const Problem& problem, const Options& opt) {
     const Render& render = problem.renders[r];
     if (opt.renders[r].empty()) continue;
     if (!render.unavailable.empty()) throw BadInput(fmt::format("{}: {}", render.flag, render.unavailable));
-    try {
-      ctrl::io::check_output(opt.renders[r]);
-    } catch (const ctrl::Error& e) {
-      throw BadInput(fmt::format("{} ({})", e.what(), render.flag));
-    }
+    check_output_path(opt.renders[r], render.flag);
   }
 }
 
@@ -606,7 +603,7 @@ std::unique_ptr<Session> prepare(const Problem& problem, Flavor flavor, const st
   if (!note.empty() && !opt.quiet) std::fprintf(stderr, "%s: note: %s\n", program.c_str(), note.c_str());
   opt.in = name_paths(files.in, "--in", problem.inputs, program);
   opt.out = name_paths(files.out, "--out", problem.outputs, program);
-  for (const auto& [name, path] : opt.out) check_output_path(name, path);
+  for (const auto& [name, path] : opt.out) check_output_path(path, "output '" + name + "'");
   check_render_paths(problem, opt);
   check_distinct_files(problem, opt);
   if (opt.in.empty()) opt.size = checked_size(problem, opt);  // the default where not given
@@ -742,6 +739,5 @@ int run(const Problem& problem, Flavor flavor, int argc, char** argv, const Body
   }
   return exit_ok;
 }
-
 
 }  // namespace apps

@@ -9,19 +9,17 @@ int main(int argc, char** argv) {
   apps::MandelbrotParams params;
   const apps::Problem problem = apps::mandelbrot_problem(params);
   return apps::run(problem, apps::Flavor::ctrl, argc, argv, [&](apps::Session& s) {
-    const apps::Shape size = apps::rows_cols(s.options().size);
-    const auto rows = static_cast<ctrl::index_t>(size[0]), cols = static_cast<ctrl::index_t>(size[1]);
-    const apps::mandel::View view = apps::mandel::checked_view(params, rows, cols);
-    ctrl::Tile<float, 2> iterations({rows, cols}, "iterations");
+    const apps::mandel::Picture pic = apps::mandel::picture(params, s.options().size);
+    ctrl::Tile<float, 2> iterations({pic.rows, pic.cols}, "iterations");
     iterations.fill(0.0F);  // touch the output's pages outside the timing, as the twin's vector is
 
     ctrl::Controller ctl{s.device()};
     s.set_where(ctl.name() + " (" + ctl.description() + ")");
     s.measure([&] {
       ctl.attach(iterations);
-      ctl.launch<apps::Mandelbrot>(ctrl::Threads(rows, cols), iterations, view, params.iterations);
+      ctl.launch<apps::Mandelbrot>(ctrl::Threads(pic.rows, pic.cols), iterations, pic.view, params.iterations);
       ctl.detach(iterations);
     });
-    s.output("iterations", iterations.elements(), size);
+    s.output("iterations", iterations.elements(), pic.shape);
   });
 }

@@ -13,15 +13,13 @@ int main(int argc, char** argv) {
   const apps::Problem problem = apps::mandelbrot_problem(params);
   return apps::run(problem, apps::Flavor::native_cuda, argc, argv, [&](apps::Session& s) {
     namespace nc = apps::native_cuda;
-    const apps::Shape size = apps::rows_cols(s.options().size);
-    const auto rows = static_cast<std::int64_t>(size[0]), cols = static_cast<std::int64_t>(size[1]);
-    const apps::mandel::View v = apps::mandel::checked_view(params, rows, cols);
-    std::vector<float> iterations(size[0] * size[1]);
+    const apps::mandel::Picture pic = apps::mandel::picture(params, s.options().size);
+    std::vector<float> iterations(pic.shape[0] * pic.shape[1]);
     const int dev = nc::use_device(s.device());
     s.set_where("cuda:" + std::to_string(dev) + " (native CUDA)");
     nc::Stream stream;
     nc::HostPin pin(iterations.data(), iterations.size() * sizeof(float));
-    s.measure([&] { nc::mandelbrot(iterations.data(), rows, cols, v, params.iterations, stream); });
-    s.output("iterations", iterations, size);
+    s.measure([&] { nc::mandelbrot(iterations.data(), pic.rows, pic.cols, pic.view, params.iterations, stream); });
+    s.output("iterations", iterations, pic.shape);
   });
 }

@@ -24,17 +24,30 @@ namespace mandel {
 // Escape times are stored as float32, exact up to 2^24.
 inline constexpr int max_iterations = 1 << 24;
 
-// The picture's view for a --size, refusing one whose pixels double precision cannot tell apart.
-inline View checked_view(const MandelbrotParams& p, std::int64_t rows, std::int64_t cols) {
-  const View v = view(p.center_re, p.center_im, p.width, rows, cols);
+// A picture of a --size: its extents, as a shape and as indexes, and where it lies in the plane.
+struct Picture {
+  Shape shape;  // {rows, cols}
+  std::int64_t rows = 0, cols = 0;
+  View view;
+};
+
+// The picture of a --size (ROWS [COLS]), refusing one whose pixels double precision cannot tell
+// apart. Checked by the problem before any work; each program's body asks for it again.
+inline Picture picture(const MandelbrotParams& p, const std::vector<std::int64_t>& size) {
+  Picture pic;
+  pic.shape = rows_cols(size);
+  pic.rows = static_cast<std::int64_t>(pic.shape[0]);
+  pic.cols = static_cast<std::int64_t>(pic.shape[1]);
+  const View v = view(p.center_re, p.center_im, p.width, pic.rows, pic.cols);
   const double far =
-      std::max({std::abs(v.re(0)), std::abs(v.re(cols - 1)), std::abs(v.im(0)), std::abs(v.im(rows - 1)), 1.0});
+      std::max({std::abs(v.re(0)), std::abs(v.re(pic.cols - 1)), std::abs(v.im(0)), std::abs(v.im(pic.rows - 1)), 1.0});
   if (!(v.step > 0x1p-44 * far)) {  // neighbours 2^8 ulps apart at the least
-    throw BadInput("--width " + number(p.width) + " over " + std::to_string(cols) + " columns is a pixel of " +
+    throw BadInput("--width " + number(p.width) + " over " + std::to_string(pic.cols) + " columns is a pixel of " +
                    number(v.step) + ", too small for double precision around (" + number(p.center_re) + ", " +
                    number(p.center_im) + "): neighbouring pixels would be the same point");
   }
-  return v;
+  pic.view = v;
+  return pic;
 }
 
 }  // namespace mandel
@@ -66,10 +79,7 @@ inline Problem mandelbrot_problem(MandelbrotParams& params) {
   };
   p.check_inputs = [](const Inputs&) {};
   p.size_shapes = [](const std::vector<std::int64_t>& size) { return std::vector<Shape>{rows_cols(size)}; };
-  p.check_size = [&params](const std::vector<std::int64_t>& size) {
-    const Shape s = rows_cols(size);
-    mandel::checked_view(params, static_cast<std::int64_t>(s[0]), static_cast<std::int64_t>(s[1]));
-  };
+  p.check_size = [&params](const std::vector<std::int64_t>& size) { mandel::picture(params, size); };
   p.generate = [](const std::vector<std::int64_t>&, std::uint64_t) { return std::vector<Array>{}; };
   p.verify = [&params](const Inputs&, const std::vector<Array>& out) {
     const Array& it = out[0];
