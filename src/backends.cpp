@@ -8,6 +8,7 @@
 
 #include <ctrl/config.hpp>
 #include <ctrl/errors.hpp>
+#include <ctrl/gpus.hpp>
 
 #include <dlfcn.h>
 #include <fmt/format.h>
@@ -33,33 +34,38 @@ std::string cuda_backend_path() {
   return (slash == std::string::npos ? std::string() : dir.substr(0, slash + 1)) + "libctrl_cuda_backend.so";
 }
 
-KindFactory load_cuda_backend() {
+// The backend, loaded once and kept for the life of the process (controllers and their kernels'
+// code live in it); DeviceError saying what is missing when it cannot be loaded.
+void* cuda_backend() {
+  static std::mutex m;
+  static void* lib = nullptr;
+  const std::lock_guard lock(m);
+  if (lib != nullptr) return lib;
   const std::string path = cuda_backend_path();
-  // Kept loaded for the life of the process: controllers and their kernels' code live in it.
-  void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr)
     throw DeviceError(fmt::format("the CUDA backend could not be loaded ({}): a CUDA controller needs ctrl's "
                                   "backend beside libctrl and the CUDA runtime, cuBLAS and cuFFT libraries on "
                                   "this node",
                                   dlerror()));
-  using Entry = KindFactory (*)();
-  auto entry = reinterpret_cast<Entry>(dlsym(lib, "ctrl_cuda_kind_factory"));
-  if (entry == nullptr) throw DeviceError(fmt::format("{} is not ctrl's CUDA backend: {}", path, dlerror()));
-  return entry();
+  return lib;
+}
+
+// One of the backend's entry points, found by name.
+template <class F>
+F cuda_backend_entry(const char* name) {
+  void* lib = cuda_backend();
+  void* f = dlsym(lib, name);
+  if (f == nullptr) throw DeviceError(fmt::format("{} is not ctrl's CUDA backend: {}", cuda_backend_path(), dlerror()));
+  return reinterpret_cast<F>(f);
 }
 
 DeviceParts make_cuda_kind(const DeviceSpec& spec) {
-  static std::mutex m;
-  static KindFactory factory = nullptr;
-  {
-    const std::lock_guard lock(m);
-    if (factory == nullptr) {
-      try {
-        factory = load_cuda_backend();
-      } catch (const DeviceError& e) {
-        throw DeviceError(fmt::format("{}: {}", spec.str(), e.what()));
-      }
-    }
+  KindFactory factory = nullptr;
+  try {
+    factory = cuda_backend_entry<KindFactory (*)()>("ctrl_cuda_kind_factory")();
+  } catch (const DeviceError& e) {
+    throw DeviceError(fmt::format("{}: {}", spec.str(), e.what()));
   }
   return factory(spec);
 }
@@ -79,3 +85,23 @@ void register_builtin_kinds() {
 }
 
 }  // namespace ctrl::detail
+
+namespace ctrl {
+
+std::vector<GpuInfo> cuda_gpus(std::string* why_none) {
+  std::vector<GpuInfo> gpus;
+  std::string why;
+#if CTRL_HAVE_CUDA_BACKEND
+  try {
+    detail::cuda_backend_entry<void (*)(std::vector<GpuInfo>*, std::string*)>("ctrl_cuda_gpus")(&gpus, &why);
+  } catch (const DeviceError& e) {
+    why = e.what();
+  }
+#else
+  why = "this build has no CUDA backend (configure with -DCTRL_CUDA=ON where nvcc exists)";
+#endif
+  if (why_none != nullptr) *why_none = gpus.empty() ? why : std::string();
+  return gpus;
+}
+
+}  // namespace ctrl

@@ -15,6 +15,12 @@ namespace apps {
 
 const ctrl::loop::Catalog& catalog();
 
+// The catalog whose workloads can run on these devices: catalog() itself, or, in the tool's
+// host-compiled catalog when a device is a GPU, the GPU-capable one, loaded then from the module
+// ctrl_catalog_cuda (DeviceError naming the file when it cannot be). Both offer the same
+// applications under the same names.
+const ctrl::loop::Catalog& catalog_for(const std::vector<ctrl::DeviceSpec>& devices);
+
 // Words and numbers as one string, for checks' messages (the workloads are compiled as CUDA where
 // the backend is built, and nvcc does not take fmt's compile-time format strings).
 template <class... A>

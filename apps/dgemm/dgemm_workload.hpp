@@ -19,7 +19,7 @@ struct DgemmRows {
   static constexpr std::uint32_t indexed = ctrl::params(0);  // the space (x, N) indexes C
 
   void cpu_library(CpuContext& ctx, Out<double, 2> c, In<double, 2> a, In<double, 2> b) const;
-#if CTRL_HAVE_CUDA_BACKEND
+#if APPS_CUDA_LIBRARIES  // the GPU-capable catalog (apps/catalog/CMakeLists.txt)
   void cuda_library(CudaContext& ctx, Out<double, 2> c, In<double, 2> a, In<double, 2> b) const;
 #endif
 };

@@ -32,7 +32,7 @@ struct FftRows {
   static constexpr std::uint32_t indexed = ctrl::params(0);  // the space (x, N) indexes Y
 
   void cpu_library(CpuContext& ctx, Out<cfloat, 2> y, In<cfloat, 2> x) const;
-#if CTRL_HAVE_CUDA_BACKEND
+#if APPS_CUDA_LIBRARIES  // the GPU-capable catalog (apps/catalog/CMakeLists.txt)
   void cuda_library(CudaContext& ctx, Out<cfloat, 2> y, In<cfloat, 2> x) const;
 #endif
 };

@@ -27,6 +27,12 @@ std::string format_cores(const std::vector<int>& cores);
 // Parses "0-3,6" -> {0,1,2,3,6}; throws UsageError on malformed lists, duplicates and negatives.
 std::vector<int> parse_cores(std::string_view list);
 
+// The cores of this machine that a CPU-style spec names: "cpu" every core this process may use (its
+// affinity mask when ctrl was loaded), "the first n usable cores" for cpu_count(n), the listed
+// ones otherwise; UsageError naming cores that do not exist or that this process may not use.
+// What a CPU or offload controller of the spec runs on.
+std::vector<int> cores_of(const DeviceSpec& spec);
+
 // CPU cores: cpu() all usable cores, cpu({4,5,6,7}) those cores.
 DeviceSpec cpu();
 DeviceSpec cpu(std::initializer_list<int> cores);

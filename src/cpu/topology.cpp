@@ -28,17 +28,29 @@ Hwloc& hwloc() {
   return h;
 }
 
+// The process's affinity mask when the library loaded (or nothing where it cannot be read): a
+// program that later pins its main thread must not shrink the set of cores its controllers may
+// use. Only the mask is read at load: hwloc's topology (and the plugins hwloc loads with it) waits
+// for the first controller, so that programs that make none start at once.
+struct LoadMask {
+  cpu_set_t mask;
+  bool known;
+  LoadMask() {
+    CPU_ZERO(&mask);
+    known = sched_getaffinity(0, sizeof mask, &mask) == 0;
+  }
+};
+const LoadMask mask_at_load;
+
 CpuTopology load_topology() {
   CpuTopology t;
   hwloc_topology_t topo = hwloc().topo;
   const int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
   for (int i = 0; i < n; ++i) t.existing.push_back(static_cast<int>(hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, static_cast<unsigned>(i))->os_index));
   std::sort(t.existing.begin(), t.existing.end());
-  cpu_set_t mask;
-  CPU_ZERO(&mask);
-  if (sched_getaffinity(0, sizeof mask, &mask) == 0) {
+  if (mask_at_load.known) {
     for (int c : t.existing)
-      if (CPU_ISSET(c, &mask)) t.usable.push_back(c);
+      if (c < CPU_SETSIZE && CPU_ISSET(c, &mask_at_load.mask)) t.usable.push_back(c);
   } else {
     t.usable = t.existing;
   }
@@ -54,18 +66,6 @@ const CpuTopology& cpu_topology() {
   static const CpuTopology t = load_topology();
   return t;
 }
-
-namespace {
-// Read the affinity mask when the library loads: a program that later pins its main thread must
-// not shrink the set of cores its controllers may use.
-[[maybe_unused]] const bool topology_read_at_load = [] {
-  try {
-    cpu_topology();
-  } catch (...) {
-  }
-  return true;
-}();
-}  // namespace
 
 std::vector<int> resolve_cores(const DeviceSpec& spec) {
   const CpuTopology& t = cpu_topology();
@@ -141,3 +141,7 @@ void free_near(void* p, std::size_t bytes) {
 }
 
 }  // namespace ctrl::detail
+
+namespace ctrl {
+std::vector<int> cores_of(const DeviceSpec& spec) { return detail::resolve_cores(spec); }
+}  // namespace ctrl

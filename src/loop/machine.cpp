@@ -83,16 +83,14 @@ Machine probe_machine() {
     if (m.numa_nodes.empty()) m.numa_nodes.push_back({0, m.cores});
   }
   if (m.cpu_model.empty()) m.cpu_model = "unknown processor";
-#if CTRL_HAVE_CUDA_BACKEND
-  m.cuda_backend = true;
-  m.gpus = probe_cuda_gpus(m.gpu_note);
-#else
-  m.gpu_note = "this build has no CUDA backend (configure with -DCTRL_CUDA=ON where nvcc exists)";
-  const energy::NvmlProbe nvml = energy::probe_nvml();
-  if (nvml.present() && !nvml.gpus.empty())
-    m.gpu_note += fmt::format("; NVML sees {} GPU{} that cuda:N controllers could use", nvml.gpus.size(),
-                              nvml.gpus.size() == 1 ? "" : "s");
-#endif
+  m.cuda_backend = CTRL_HAVE_CUDA_BACKEND;
+  m.gpus = cuda_gpus(&m.gpu_note);
+  if (!m.cuda_backend) {
+    const energy::NvmlProbe nvml = energy::probe_nvml();
+    if (nvml.present() && !nvml.gpus.empty())
+      m.gpu_note += fmt::format("; NVML sees {} GPU{} that cuda:N controllers could use", nvml.gpus.size(),
+                                nvml.gpus.size() == 1 ? "" : "s");
+  }
   m.meters = energy::list_meters();
   return m;
 }

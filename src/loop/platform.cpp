@@ -15,6 +15,12 @@ std::vector<ProcessorInfo> Platform::processors() const {
   return out;
 }
 
+std::vector<DeviceSpec> Platform::local_devices() const {
+  std::vector<DeviceSpec> out;
+  for (std::size_t i = 0; i < size(); ++i) out.push_back(info(i).spec);
+  return out;
+}
+
 bool Platform::any_energy() const {
   for (std::size_t i = 0; i < size(); ++i)
     if (info(i).has_energy()) return true;

@@ -71,11 +71,8 @@ struct Team::Member {
 };
 
 std::vector<int> spec_cores(const DeviceSpec& spec) {
-  if (!spec.cores.empty()) return spec.cores;
-  static const Machine machine = probe_machine();
-  std::vector<int> cores = machine.usable;
-  if (spec.count > 0 && static_cast<std::size_t>(spec.count) < cores.size()) cores.resize(static_cast<std::size_t>(spec.count));
-  return cores;
+  // An accelerator's spec names no cores: every usable core.
+  return spec.cores.empty() && spec.count == 0 ? cores_of(cpu()) : cores_of(spec);
 }
 
 Team::Team(const std::vector<DeviceSpec>& devices, TeamOptions options) : options_(options) {

@@ -717,6 +717,36 @@ TEST_F(Cli, NoDriverIsNotAnOldDriver) {
   EXPECT_NE(d.out.find("GPU  none: " + words), std::string::npos) << d.out;
 }
 
+// The CUDA libraries a process loaded, from the dynamic loader's own account (LD_DEBUG=files).
+std::vector<std::string> gpu_libraries_loaded(const std::string& loader_log) {
+  std::vector<std::string> found;
+  for (const char* lib : {"libcudart", "libcublas", "libcufft", "libctrl_cuda", "libctrl_catalog_cuda"})
+    if (loader_log.find(std::string("file=") + lib) != std::string::npos) found.emplace_back(lib);
+  return found;
+}
+
+// A command that makes no GPU controller loads no CUDA library, so that the tool starts at once
+// and runs on nodes that have none (the GPU build of the applications and the CUDA backend are
+// loaded when a GPU controller is made); the GPU suite checks that cuda:0 still runs.
+TEST_F(Cli, NoGpuNoCudaLibraries) {
+  make_profile_and_front("matadd");
+  const std::vector<std::vector<std::string>> commands = {
+      {"--help"},
+      {"pareto", "--profile", path("p.csv"), "--workload", "20"},
+      {"profile", "dgemm", "--device", "cpu:0", "--sizes", "4", "--cols", "16", "--out", path("q.csv")},
+      {"run", "matadd", "--split", "cpu:0=4", "--cols", "16", "--no-energy"},
+  };
+  for (const auto& c : commands) {
+    std::vector<std::string> argv{"env", "LD_DEBUG=files", CTRL_TOOL};
+    argv.insert(argv.end(), c.begin(), c.end());
+    if (c[0] == "profile" || c[0] == "run") argv.insert(argv.end(), quick.begin(), quick.end());
+    const Result r = ctrl::test::run_command(argv, dir_);
+    ASSERT_EQ(r.code, 0) << c[0] << ": " << r.err;
+    EXPECT_EQ(gpu_libraries_loaded(r.err), std::vector<std::string>{}) << c[0];
+    EXPECT_NE(r.err.find("file=libctrl"), std::string::npos) << "LD_DEBUG said nothing: " << r.err.substr(0, 500);
+  }
+}
+
 // ./run asked for help prints its usage and succeeds; a word it does not know is an error.
 TEST_F(Cli, TheRunScriptsHelp) {
   for (const char* ask : {"--help", "-h", "help"}) {

@@ -65,10 +65,11 @@ void AppArgs::add_to(CLI::App* cmd) {
         ->type_name(o.integer ? "INT" : "FLOAT");
 }
 
-std::shared_ptr<const loop::Workload> AppArgs::workload() const {
-  loop::Settings s = apps::catalog().defaults(name);  // the application's name is the first thing to be wrong
+std::shared_ptr<const loop::Workload> AppArgs::workload(const std::vector<DeviceSpec>& devices) const {
+  const loop::Catalog& catalog = apps::catalog_for(devices);
+  loop::Settings s = catalog.defaults(name);  // the application's name is the first thing to be wrong
   for (const auto& [parameter, value] : given) s.set(parameter, value);
-  return apps::catalog().make(name, s);
+  return catalog.make(name, s);
 }
 
 std::string cols_help() {

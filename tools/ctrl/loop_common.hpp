@@ -30,8 +30,9 @@ struct AppArgs {
 
   void add_to(CLI::App* cmd);
   // The application with these values (UsageError for an unknown application or parameter, or a
-  // value out of bounds).
-  std::shared_ptr<const loop::Workload> workload() const;
+  // value out of bounds), able to run on `devices` (a platform's local_devices(): the GPU build of
+  // the applications is loaded only where one is a GPU, apps::catalog_for).
+  std::shared_ptr<const loop::Workload> workload(const std::vector<DeviceSpec>& devices = {}) const;
 };
 
 // The application's line of a report: what it computes with N = cols, and the parameters that

@@ -98,8 +98,7 @@ extern "C" void on_interrupt(int sig) {
 
 int run_profile_command(const ProfileArgs& a, Job& job) {
   loop::ProfileRequest req;
-  const auto workload = a.app.workload();  // the application is the first thing to be wrong
-  const loop::Workload& app = *workload;
+  const auto named = a.app.workload();  // the application is the first thing to be wrong
   if (a.devices.empty() && a.platform.selection.empty())
     throw exit_error(exit_bad_input, "profile: name the processors with --device (cpu:0-3, cuda:0), or the ranks' "
                                      "with --selection FILE");
@@ -126,7 +125,7 @@ int run_profile_command(const ProfileArgs& a, Job& job) {
   for (const index_t s : req.sizes) sizes += fmt::format("{}{}", sizes.empty() ? "" : ",", s);
   const bool distributed = a.platform.distributed(!req.devices.empty());
   loop::agree_on_problem(job.group(a.platform, distributed),
-                   fmt::format("{} --cols {} --sizes {} --seed {}", app.identity(), a.cols.empty() ? "(default)" : a.cols, sizes,
+                   fmt::format("{} --cols {} --sizes {} --seed {}", named->identity(), a.cols.empty() ? "(default)" : a.cols, sizes,
                                req.seed));
   // Rank 0 writes the profile: its --out is checked there, before any device is made.
   job.from_root([&] {
@@ -135,6 +134,8 @@ int run_profile_command(const ProfileArgs& a, Job& job) {
     return std::string();
   });
   const auto platform = job.platform(a.platform, distributed, req.devices, req.team);
+  const auto workload = a.app.workload(platform->local_devices());  // compiled for this member's devices
+  const loop::Workload& app = *workload;
   ProgressBar bar(ProgressBar::parse_mode(platform->is_root() ? a.measure.progress : std::string("none")));
   Observer obs(bar);
   const loop::ProfileOutcome o = loop::run_profile(app, req, *platform, obs, &stop);

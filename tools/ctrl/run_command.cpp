@@ -103,8 +103,8 @@ std::vector<DeviceSpec> devices_of(const loop::Plan& plan, bool distributed) {
 }
 
 int run_run(const RunArgs& a, Job& job) {
-  const auto workload = a.app.workload();  // the application is the first thing to be wrong
-  const loop::Workload& app = *workload;
+  const auto named = a.app.workload();  // the application is the first thing to be wrong
+  const loop::Workload& app = *named;
   const loop::PlanRequest request = plan_request(a);  // the arguments' errors, on every rank
   const loop::StopRule rule{a.measure.min_reps, a.measure.max_reps, a.measure.precision, a.measure.max_seconds};
   rule.validate();
@@ -129,7 +129,8 @@ int run_run(const RunArgs& a, Job& job) {
   req.output = a.output;
   ProgressBar bar(ProgressBar::parse_mode(platform->is_root() ? a.measure.progress : std::string("none")));
   bar.update(0, "warm-up", true);
-  const loop::RunOutcome outcome = loop::run_distribution(app, req, *platform, [&](const loop::RoundProgress& r) {
+  const auto runnable = a.app.workload(platform->local_devices());  // compiled for this member's devices
+  const loop::RunOutcome outcome = loop::run_distribution(*runnable, req, *platform, [&](const loop::RoundProgress& r) {
     bar.update(std::min(1.0, static_cast<double>(r.rep) / rule.min_reps),
                fmt::format("round {} x{}  ci {:.1f}%", r.rep, r.batch,
                            std::isfinite(r.worst_relative_ci) ? 100 * r.worst_relative_ci : 999.0));

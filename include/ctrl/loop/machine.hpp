@@ -1,10 +1,11 @@
 // What this machine offers as controllers: CPU cores grouped by package and NUMA node (hwloc),
-// GPUs with name, memory and compute capability (the CUDA runtime, where the backend is built),
+// GPUs with name, memory and compute capability (ctrl::cuda_gpus: the CUDA backend, where built),
 // and which energy meter covers each (ctrl_energy). `ctrl devices` prints it.
 #pragma once
 #include <ctrl/config.hpp>
 #include <ctrl/device_spec.hpp>
 #include <ctrl/energy.hpp>
+#include <ctrl/gpus.hpp>
 
 #include <cstdint>
 #include <string>
@@ -17,14 +18,7 @@ struct CoreGroup {
   std::vector<int> cores;  // logical cores (OS indexes, as in "cpu:0-3")
 };
 
-struct GpuInfo {
-  int index = 0;                // CUDA device number, as in "cuda:0"
-  std::string name;
-  std::uint64_t memory_bytes = 0;
-  int cc_major = 0, cc_minor = 0;
-  int multiprocessors = 0;
-  std::string pci_bus_id;       // "0000:17:00.0" where known
-};
+using GpuInfo = ctrl::GpuInfo;  // ctrl/gpus.hpp
 
 struct Machine {
   std::string cpu_model;
@@ -51,10 +45,5 @@ std::vector<DeviceSpec> suggested_processors(const Machine& m, int cpu_groups);
 // (= CUDA index when CUDA_DEVICE_ORDER=PCI_BUS_ID, which the tool sets), CPU kinds by the packages
 // of their cores. Kinds with no meter map to energy::DeviceSpec::none.
 energy::DeviceSpec energy_device(const DeviceSpec& spec);
-
-#if CTRL_HAVE_CUDA_BACKEND
-// machine_cuda.cpp: the GPUs the CUDA runtime sees, or why none.
-std::vector<GpuInfo> probe_cuda_gpus(std::string& note);
-#endif
 
 }  // namespace ctrl::loop

@@ -44,6 +44,9 @@ class Platform {
   virtual const ProcessorInfo& info(std::size_t i) const = 0;
   std::vector<ProcessorInfo> processors() const;
   bool any_energy() const;
+  // The devices of this member's own controllers (all of them for one process; an MPI rank's
+  // own), for choosing code that runs on them (a GPU build of an application).
+  virtual std::vector<DeviceSpec> local_devices() const;
 
   // Runs per round so that a round lasts long enough to be timed and metered (Team::batch_for).
   virtual int batch_for(double run_s) const = 0;

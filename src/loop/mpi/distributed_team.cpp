@@ -144,6 +144,13 @@ DistributedTeam::DistributedTeam(Communicator& comm, const std::vector<DeviceSpe
 
 DistributedTeam::~DistributedTeam() = default;
 
+std::vector<DeviceSpec> DistributedTeam::local_devices() const {
+  std::vector<DeviceSpec> out;
+  for (std::size_t i = 0; i < infos_.size(); ++i)
+    if (owner_[i] == comm_.rank()) out.push_back(infos_[i].spec);
+  return out;
+}
+
 void DistributedTeam::raise_if_any(const std::vector<std::string>& errors, bool usage) const {
   const std::string text = comm_.describe_errors(errors, hosts_);
   if (text.empty()) return;

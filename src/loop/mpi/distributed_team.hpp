@@ -32,6 +32,7 @@ class DistributedTeam final : public loop::Platform {
   std::size_t size() const override { return infos_.size(); }
   const loop::ProcessorInfo& info(std::size_t i) const override { return infos_.at(i); }
   int owner(std::size_t i) const { return owner_.at(i); }
+  std::vector<DeviceSpec> local_devices() const override;
 
   int batch_for(double run_s) const override;
   double round_seconds() const override { return round_s_; }

@@ -1,24 +1,21 @@
-// The GPUs the CUDA runtime sees, for `ctrl devices`.
+// The GPUs the CUDA runtime sees (ctrl::cuda_gpus, include/ctrl/gpus.hpp): found by name when
+// libctrl loads this backend, so that listing them is what loads the CUDA libraries.
 #include <ctrl/cuda/driver.hpp>
-#include <ctrl/loop/machine.hpp>
+#include <ctrl/gpus.hpp>
 
 #include <cuda_runtime_api.h>
-#include <fmt/format.h>
 
-namespace ctrl::loop {
-
-std::vector<GpuInfo> probe_cuda_gpus(std::string& note) {
-  std::vector<GpuInfo> gpus;
+extern "C" void ctrl_cuda_gpus(std::vector<ctrl::GpuInfo>* gpus, std::string* why_none) {
   int count = 0;
   const cudaError_t st = cudaGetDeviceCount(&count);
   if (st != cudaSuccess || count == 0) {
-    note = detail::no_cuda_device_reason(st);
-    return gpus;
+    *why_none = ctrl::detail::no_cuda_device_reason(st);
+    return;
   }
   for (int i = 0; i < count; ++i) {
     cudaDeviceProp p{};
     if (cudaGetDeviceProperties(&p, i) != cudaSuccess) continue;
-    GpuInfo g;
+    ctrl::GpuInfo g;
     g.index = i;
     g.name = p.name;
     g.memory_bytes = p.totalGlobalMem;
@@ -27,9 +24,6 @@ std::vector<GpuInfo> probe_cuda_gpus(std::string& note) {
     g.multiprocessors = p.multiProcessorCount;
     char bus[32] = {};
     if (cudaDeviceGetPCIBusId(bus, sizeof bus, i) == cudaSuccess) g.pci_bus_id = bus;
-    gpus.push_back(std::move(g));
+    gpus->push_back(std::move(g));
   }
-  return gpus;
 }
-
-}  // namespace ctrl::loop
