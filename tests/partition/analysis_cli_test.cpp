@@ -30,6 +30,8 @@ TEST_P(AnalysisCli, TheTableShowsThePapersAnalysis) {
         "  time-optimal         50.0 %      100.0 %    0.667   strong\n",
         "  energy-optimal      -50.0 %      400.0 %        2   strong\n",
         "the front's 3 points: 0 balanced, 0 weak, 3 strong (LIR 0.667 to 2)",
+        "  against the even split: time-optimal 50.0 % time, 100.0 % energy; energy-optimal -50.0 % time, 400.0 % "
+        "energy\n",
         "Least dynamic energy within a time budget (against the time-optimal point, 2 s, 5 J)",
         "  +5 %      (<= 2.1 s)  point 1 ", "0.0 % less energy at 0.0 % more time",
         "Dynamic- against total-energy optimum: not compared: it needs the platform's base power: give --base-power W; ",
@@ -79,6 +81,7 @@ TEST_P(AnalysisCli, JsonCarriesTheAnalysisAndStaysAFrontFile) {
   EXPECT_EQ(a["front_size"], 3);
   EXPECT_EQ(a["gains"]["time_optimal"]["time"], 0.5);
   EXPECT_EQ(a["gains"]["energy_optimal"]["energy"], 4.0);
+  EXPECT_EQ(a["gains_against_even_split"]["time_optimal"]["time"], 0.5);
   EXPECT_EQ(a["imbalance"]["strong"]["points"], 3);
   EXPECT_EQ(a["imbalance"]["weak"]["lir_min"], nullptr);
   EXPECT_EQ(a["budgets"][0]["budget"], 0.05);

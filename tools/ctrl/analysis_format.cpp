@@ -49,6 +49,15 @@ void write_gains(std::ostream& out, const FrontReport& r, const partition::Front
                      class_text("strong", a.imbalance.strong));
 }
 
+// The same gains against the even split, the balancer of rows a user may have in mind.
+void write_even_gains(std::ostream& out, const FrontReport& r) {
+  if (!r.even_split) return;
+  const partition::Gain fast = partition::gain_against(r.time_optimal(), *r.even_split);
+  const partition::Gain frugal = partition::gain_against(r.energy_optimal(), *r.even_split);
+  out << fmt::format("  against the even split: time-optimal {} time, {} energy; energy-optimal {} time, {} energy\n",
+                     pct1(fast.time), pct1(fast.energy), pct1(frugal.time), pct1(frugal.energy));
+}
+
 void write_budgets(std::ostream& out, const FrontReport& r, const partition::FrontAnalysis& a) {
   if (a.budgets.empty()) return;
   out << fmt::format("\nLeast {} energy within a time budget (against the time-optimal point, {:.6g} s, {:.6g} J)\n",
@@ -117,6 +126,7 @@ void write_analysis_table(std::ostream& out, const FrontReport& r) {
     out << "  (no energy measured for " << names << ": counted as 0 J in every energy and gain below)\n";
   }
   if (r.analysis->load_balanced) write_gains(out, r, *r.analysis);
+  write_even_gains(out, r);
   write_budgets(out, r, *r.analysis);
   write_optima(out, r);
 }

@@ -24,11 +24,19 @@ json balanced_json(const FrontReport& r) {
   return j;
 }
 
+json gain_json(const partition::Gain& g) {
+  return json{{"time", number_or_null(g.time)}, {"energy", number_or_null(g.energy)}};
+}
+
 json gains_json(const partition::FrontAnalysis& a) {
-  const auto gain = [](const partition::Gain& g) {
-    return json{{"time", number_or_null(g.time)}, {"energy", number_or_null(g.energy)}};
-  };
-  return json{{"time_optimal", gain(a.time_optimal_gain)}, {"energy_optimal", gain(a.energy_optimal_gain)}};
+  return json{{"time_optimal", gain_json(a.time_optimal_gain)}, {"energy_optimal", gain_json(a.energy_optimal_gain)}};
+}
+
+// The front's ends against the even split (the same gains as against the load-balanced solution).
+json even_gains_json(const FrontReport& r) {
+  if (!r.even_split) return json();
+  return json{{"time_optimal", gain_json(partition::gain_against(r.time_optimal(), *r.even_split))},
+              {"energy_optimal", gain_json(partition::gain_against(r.energy_optimal(), *r.even_split))}};
 }
 
 json imbalance_json(const partition::ImbalanceSummary& s) {
@@ -92,6 +100,7 @@ void add_analysis_json(json& doc, const FrontReport& r) {
   const bool balanced = a.load_balanced.has_value();
   doc["analysis"] = json{{"front_size", a.front_size},
                          {"gains", balanced ? gains_json(a) : json()},
+                         {"gains_against_even_split", even_gains_json(r)},
                          {"imbalance", balanced ? imbalance_json(a.imbalance) : json()},
                          {"budgets", budgets_json(r, a)},
                          {"energy_optima", optima_json(r)},
