@@ -75,9 +75,11 @@ void plan_from_front(Plan& plan, const PlanRequest& r, const Source& src) {
   if (src.profile && src.profile->names() != f.processors)
     throw UsageError(fmt::format("the processors of {} differ from those of {}", r.front, r.profile));
   if (is_balanced(*r.pick)) {
-    if (!src.profile) throw UsageError(fmt::format("the {} pick needs the profile {} came from", r.pick->name(), r.front));
+    if (!src.profile)
+      throw UsageError(fmt::format("the {} pick needs the profile {} came from", r.pick->name(), r.front));
     take_balanced(plan, *r.pick, *src.profile, f.workload, r.profile);
-    plan.source = fmt::format("{}: the {} distribution of {} (from {})", r.front, r.pick->name(), f.workload, r.profile);
+    plan.source =
+        fmt::format("{}: the {} distribution of {} (from {})", r.front, r.pick->name(), f.workload, r.profile);
     return;
   }
   const std::size_t k = point_index(*r.pick, f.front.size(), "the front " + r.front);
@@ -150,9 +152,8 @@ Pick Pick::parse(std::string_view text) {
   try {
     k = parse_positive(text, "the pick");
   } catch (const UsageError&) {
-    throw UsageError(fmt::format("the pick '{}' is none of fastest, least-energy, load-balanced, even or a point's number "
-                                 "(1, 2, ...)",
-                                 text));
+    throw UsageError(fmt::format(
+        "the pick '{}' is none of fastest, least-energy, load-balanced, even or a point's number (1, 2, ...)", text));
   }
   return {point, static_cast<std::size_t>(k)};
 }

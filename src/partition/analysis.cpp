@@ -16,9 +16,12 @@ void check_front(const Front& front, const char* what) {
 
 ImbalanceClass& class_of(ImbalanceSummary& s, Imbalance kind) {
   switch (kind) {
-    case Imbalance::balanced: return s.balanced;
-    case Imbalance::weak: return s.weak;
-    case Imbalance::strong: break;
+    case Imbalance::balanced:
+      return s.balanced;
+    case Imbalance::weak:
+      return s.weak;
+    case Imbalance::strong:
+      break;
   }
   return s.strong;
 }
@@ -45,9 +48,12 @@ std::optional<double> relative_excess(double value, double reference) noexcept {
 
 std::string_view to_string(Imbalance kind) noexcept {
   switch (kind) {
-    case Imbalance::balanced: return "balanced";
-    case Imbalance::weak: return "weak";
-    case Imbalance::strong: return "strong";
+    case Imbalance::balanced:
+      return "balanced";
+    case Imbalance::weak:
+      return "weak";
+    case Imbalance::strong:
+      return "strong";
   }
   return "?";
 }

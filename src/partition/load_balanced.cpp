@@ -58,7 +58,8 @@ class RankedItems {
   const std::vector<Item>& items() const { return items_; }
 
  private:
-  std::int32_t query(const std::vector<std::vector<std::int32_t>>& t, std::size_t first, std::size_t last, bool max) const {
+  std::int32_t query(const std::vector<std::vector<std::int32_t>>& t, std::size_t first, std::size_t last,
+                     bool max) const {
     const auto level = static_cast<std::size_t>(std::bit_width(last - first) - 1);
     const std::int32_t a = t[level][first], b = t[level][last - (std::size_t{1} << level)];
     return max ? std::max(a, b) : std::min(a, b);

@@ -34,7 +34,8 @@ TEST_P(AnalysisCli, TheTableShowsThePapersAnalysis) {
         "energy\n",
         "Least dynamic energy within a time budget (against the time-optimal point, 2 s, 5 J)",
         "  +5 %      (<= 2.1 s)  point 1 ", "0.0 % less energy at 0.0 % more time",
-        "Dynamic- against total-energy optimum: not compared: it needs the platform's base power: give --base-power W; ",
+        "Dynamic- against total-energy optimum: not compared: it needs the platform's base power: give --base-power "
+        "W; ",
         "LIR  imbalance\n", "   0.667  strong      time-optimal\n", "         1  strong\n"})
     EXPECT_TRUE(has(r.out, s)) << s << "\n" << r.out;
 }
@@ -97,8 +98,8 @@ TEST_P(AnalysisCli, JsonCarriesTheAnalysisAndStaysAFrontFile) {
 }
 
 TEST_P(AnalysisCli, EnergyOptimaWithABasePower) {
-  const Result given = run({"--profile", fixture("paper_example.csv"), "--workload", "4", "--base-power", "1", "--format",
-                            "json"});
+  const Result given =
+      run({"--profile", fixture("paper_example.csv"), "--workload", "4", "--base-power", "1", "--format", "json"});
   ASSERT_EQ(given.code, 0) << given.err;
   const auto o = nlohmann::json::parse(given.out)["analysis"]["energy_optima"];
   EXPECT_EQ(o["base_power"], 1.0);
@@ -110,8 +111,8 @@ TEST_P(AnalysisCli, EnergyOptimaWithABasePower) {
   EXPECT_EQ(o["total_excess"], 8.0 / 7.0 - 1.0);
   EXPECT_EQ(o["dynamic_excess"], 1.5);
   // The same under --energy total: the front and the gains in total energy, the optima alike.
-  const Result total = run({"--profile", fixture("paper_example.csv"), "--workload", "4", "--energy", "total",
-                            "--base-power", "1"});
+  const Result total =
+      run({"--profile", fixture("paper_example.csv"), "--workload", "4", "--energy", "total", "--base-power", "1"});
   ASSERT_EQ(total.code, 0) << total.err;
   for (const char* s : {"Dynamic- against total-energy optimum (base power 1 W, from --base-power)",
                         "  total optimum               2              5              7   (2 0 2 0)",
@@ -137,8 +138,8 @@ TEST_P(AnalysisCli, EnergyOptimaWithABasePower) {
 // The plot marks the even split and each budget's point, and draws each budget's time limit.
 TEST_P(AnalysisCli, PlotMarksTheBalancedSolutionsAndTheBudgets) {
   const fs::path svg = dir_ / "front.svg";
-  const Result r = run({"--profile", fixture("paper_example.csv"), "--workload", "4", "--budget", "50%", "--plot",
-                        svg.string()});
+  const Result r =
+      run({"--profile", fixture("paper_example.csv"), "--workload", "4", "--budget", "50%", "--plot", svg.string()});
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string text = slurp(svg);
   for (const char* s : {"data-mark=\"load-balanced\"", "data-mark=\"even split\"", "data-mark=\"within +50 % time\"",

@@ -87,7 +87,8 @@ TEST(LoadBalanced, MatchesItsDefinition) {
 // the size), with offsets so that each has other sizes.
 TEST(LoadBalanced, MeasuredDgemmMatchesItsDefinition) {
   const auto pts = dgemm_points();
-  const Profile profile({dgemm_processor("cpu", pts, 32, 1.0, 1.0, 2, 0), dgemm_processor("gpu", pts, 32, 0.45, 1.6, 2, 1),
+  const Profile profile({dgemm_processor("cpu", pts, 32, 1.0, 1.0, 2, 0),
+                         dgemm_processor("gpu", pts, 32, 0.45, 1.6, 2, 1),
                          dgemm_processor("phi", pts, 32, 1.8, 0.7, 3, 2)});
   for (const Size n : {1201, 1503, 1801, 2101}) {  // the sizes sum to 1131 + an even number
     SCOPED_TRACE(n);
@@ -129,7 +130,8 @@ TEST(LoadBalanced, NoneWithoutWorkForEveryProcessor) {
 }
 
 TEST(LoadBalanced, EnergyFollowsTheModel) {
-  const Profile p({ProcessorProfile("a", {{1, 1.0, 2.0}, {2, 2.0, 3.0}}), ProcessorProfile("b", {{1, 0.5, 4.0}, {2, 1.0, 5.0}})});
+  const Profile p(
+      {ProcessorProfile("a", {{1, 1.0, 2.0}, {2, 2.0, 3.0}}), ProcessorProfile("b", {{1, 0.5, 4.0}, {2, 1.0, 5.0}})});
   const auto dynamic = load_balanced(p, 3);
   const auto total = load_balanced(p, 3, {EnergyKind::total, 10.0});
   ASSERT_TRUE(dynamic && total);

@@ -35,12 +35,13 @@ std::string class_text(const char* name, const partition::ImbalanceClass& c) {
 }
 
 void write_gains(std::ostream& out, const FrontReport& r, const partition::FrontAnalysis& a) {
-  out << fmt::format("\nAgainst the load-balanced solution (the paper's gains, (load-balanced - point) / point: "
-                     "positive where the point is better)\n");
+  out << fmt::format(
+      "\nAgainst the load-balanced solution (the paper's gains, (load-balanced - point) / point: "
+      "positive where the point is better)\n");
   out << fmt::format("  {:<16} {:>10} {:>12} {:>8}   {}\n", "", "time gain", "energy gain", "LIR", "imbalance");
   const auto row = [&](const char* name, std::size_t k, const partition::Gain& g) {
-    out << fmt::format("  {:<16} {:>10} {:>12} {:>8}   {}\n", name, pct1(g.time), pct1(g.energy), lir_text(a.points[k].lir),
-                       partition::to_string(a.points[k].kind));
+    out << fmt::format("  {:<16} {:>10} {:>12} {:>8}   {}\n", name, pct1(g.time), pct1(g.energy),
+                       lir_text(a.points[k].lir), partition::to_string(a.points[k].kind));
   };
   row("time-optimal", 0, a.time_optimal_gain);
   row("energy-optimal", r.front.size() - 1, a.energy_optimal_gain);
@@ -65,9 +66,10 @@ void write_budgets(std::ostream& out, const FrontReport& r, const partition::Fro
   for (const partition::BudgetPoint& b : a.budgets) {
     const partition::Solution& s = r.front[b.index];
     const std::string saving = b.energy_saving ? fmt::format("{:.1f} % less energy", 100 * *b.energy_saving) : "n/a";
-    out << fmt::format("  +{:<8} (<= {:.6g} s)  point {:<4} {:>12.6g} s {:>14.6g} J   {} at {:.1f} % more time   ({})\n",
-                       percent(b.budget), b.time_limit, b.index + 1, s.time, s.energy, saving, 100 * b.slowdown,
-                       parts_text(s.distribution));
+    out << fmt::format(
+        "  +{:<8} (<= {:.6g} s)  point {:<4} {:>12.6g} s {:>14.6g} J   {} at {:.1f} % more time   ({})\n",
+        percent(b.budget), b.time_limit, b.index + 1, s.time, s.energy, saving, 100 * b.slowdown,
+        parts_text(s.distribution));
   }
 }
 
@@ -77,16 +79,19 @@ void write_optima(std::ostream& out, const FrontReport& r) {
     return;
   }
   const partition::EnergyOptima& o = *r.optima;
-  out << fmt::format("\nDynamic- against total-energy optimum (base power {:g} W, {})\n", o.base_power, r.optima_origin);
+  out << fmt::format("\nDynamic- against total-energy optimum (base power {:g} W, {})\n", o.base_power,
+                     r.optima_origin);
   out << fmt::format("  {:<16} {:>12} {:>14} {:>14}\n", "", "time (s)", "dynamic (J)", "total (J)");
-  for (const auto& [name, p] : {std::pair{"dynamic optimum", &o.dynamic_optimum}, std::pair{"total optimum", &o.total_optimum}})
+  for (const auto& [name, p] :
+       {std::pair{"dynamic optimum", &o.dynamic_optimum}, std::pair{"total optimum", &o.total_optimum}})
     out << fmt::format("  {:<16} {:>12.6g} {:>14.6g} {:>14.6g}   ({})\n", name, p->time, p->dynamic_energy,
                        p->total_energy, parts_text(p->distribution));
   if (o.same())
     out << "  one distribution minimises both\n";
   else
-    out << fmt::format("  minimising dynamic energy costs {} more total energy; minimising total energy, {} more dynamic\n",
-                       pct1(o.total_excess()), pct1(o.dynamic_excess()));
+    out << fmt::format(
+        "  minimising dynamic energy costs {} more total energy; minimising total energy, {} more dynamic\n",
+        pct1(o.total_excess()), pct1(o.dynamic_excess()));
 }
 
 }  // namespace

@@ -180,19 +180,20 @@ std::string legend(const FrontReport& r, const EnergyCoverage& c, double& y) {
   const double pr = r.front.size() > 300 ? 2.0 : 3.0;
   entry(circle(legend_x + 8, y, pr, point_style),
         fmt::format("Pareto-optimal ({} point{})", r.front.size(), r.front.size() == 1 ? "" : "s"), {});
-  entry(triangle(legend_x + 8, y, 9, fast_style), "time-optimal", {values(r.time_optimal()), parts(r.time_optimal().distribution)});
-  entry(square(legend_x + 8, y, 6.5, frugal_style), "energy-optimal", {values(r.energy_optimal()), parts(r.energy_optimal().distribution)});
+  const auto both = [&](const partition::Solution& s) { return std::vector{values(s), parts(s.distribution)}; };
+  entry(triangle(legend_x + 8, y, 9, fast_style), "time-optimal", both(r.time_optimal()));
+  entry(square(legend_x + 8, y, 6.5, frugal_style), "energy-optimal", both(r.energy_optimal()));
   if (r.load_balanced)
-    entry(circle(legend_x + 8, y, 8, balanced_style), "load-balanced (equal times)",
-          {values(*r.load_balanced), parts(r.load_balanced->distribution)});
+    entry(circle(legend_x + 8, y, 8, balanced_style), "load-balanced (equal times)", both(*r.load_balanced));
   else
     entry(circle(legend_x + 8, y, 8, balanced_style), "load-balanced: none", {"no split gives every processor work"});
   if (r.even_split)
-    entry(diamond(legend_x + 8, y, 8, even_style), "even split (equal rows)", {values(*r.even_split), parts(r.even_split->distribution)});
+    entry(diamond(legend_x + 8, y, 8, even_style), "even split (equal rows)", both(*r.even_split));
   for (std::size_t i = 0; r.analysis && i < r.analysis->budgets.size() && i < budgets_drawn; ++i) {
     const partition::BudgetPoint& b = r.analysis->budgets[i];
     const std::string saving = b.energy_saving ? fmt::format(": {:.1f} % less energy", 100 * *b.energy_saving) : "";
-    entry(diamond(legend_x + 8, y, 6.5, budget_style), "least energy " + budget_name(b) + saving, {values(r.front[b.index])});
+    entry(diamond(legend_x + 8, y, 6.5, budget_style), "least energy " + budget_name(b) + saving,
+          {values(r.front[b.index])});
   }
   if (std::find(c.metered.begin(), c.metered.end(), false) != c.metered.end()) {
     svg += text(legend_x, y + 6, "dynamic energy: of the processors that", grey);
@@ -210,10 +211,12 @@ std::string budget_lines(const Frame& f, const FrontReport& r) {
     const partition::BudgetPoint& b = r.analysis->budgets[i];
     const double x = f.X(b.time_limit);
     if (x < f.left || x > f.left + f.width) continue;
-    svg += fmt::format("<line class=\"budget\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#ff7f0e\" "
-                       "stroke-dasharray=\"6,4\"/>\n",
-                       x, f.top, x, f.top + f.height);
-    svg += text(x + 4, f.top + 14 + 14 * static_cast<double>(i), "+" + percent(b.budget), "fill=\"#a04f00\" font-size=\"12\"");
+    svg += fmt::format(
+        "<line class=\"budget\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#ff7f0e\" "
+        "stroke-dasharray=\"6,4\"/>\n",
+        x, f.top, x, f.top + f.height);
+    svg += text(x + 4, f.top + 14 + 14 * static_cast<double>(i), "+" + percent(b.budget),
+                "fill=\"#a04f00\" font-size=\"12\"");
   }
   return svg;
 }

@@ -70,10 +70,10 @@ struct ImbalanceSummary {
 
 // The least energy within a time budget.
 struct BudgetPoint {
-  double budget = 0.0;      // the slowdown allowed over the fastest time, a fraction (0.05: 5 %)
-  double time_limit = 0.0;  // (1 + budget) x the fastest time, s
-  std::size_t index = 0;    // the front's point (0-based)
-  double slowdown = 0.0;    // its time / the fastest time - 1
+  double budget = 0.0;                  // the slowdown allowed over the fastest time, a fraction (0.05: 5 %)
+  double time_limit = 0.0;              // (1 + budget) x the fastest time, s
+  std::size_t index = 0;                // the front's point (0-based)
+  double slowdown = 0.0;                // its time / the fastest time - 1
   std::optional<double> energy_saving;  // 1 - its energy / the fastest point's (nullopt: that is 0 J)
 };
 // Throws ctrl::UsageError for an empty front or a budget that is negative or not finite.
@@ -86,7 +86,7 @@ struct FrontAnalysis {
   Gain time_optimal_gain, energy_optimal_gain;
   std::vector<PointImbalance> points;  // one per front point (empty without a load-balanced solution)
   ImbalanceSummary imbalance;
-  std::vector<BudgetPoint> budgets;    // in the order asked
+  std::vector<BudgetPoint> budgets;  // in the order asked
 };
 
 // The analysis of `front` (sorted by time, as every optimiser returns it; energies as its model
