@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const std::string profile_path = profile.write(kProfile);
   static const loop::Workload& app = apps::catalog().find("dgemm");
   const std::string& front_path = front.write(data, size);
-  for (const char* pick : {"fastest", "least-energy", "2", "load-balanced"}) {
+  for (const char* pick : {"fastest", "least-energy", "2", "load-balanced", "even"}) {
     for (const bool with_profile : {false, true}) {
       loop::PlanRequest r;
       r.front = front_path;

@@ -2,8 +2,8 @@
 # The whole loop on the H200 machine in ONE device call (docs/loop.md, "On the H200"):
 #   build (CUDA, sm_90) -> ctrl devices -> ctrl power --idle -> for dgemm and fft2d, on
 #   {cpu:0-7, cuda:0} and on {cpu:0-7, cpu:8-14, cuda:0}: profile -> Pareto fronts (dynamic and
-#   total energy; tables, JSON, SVG) -> run the fastest, the least-energy and the load-balanced
-#   distributions -> measured beside predicted.
+#   total energy; tables, JSON, SVG) -> run the fastest, the least-energy, the load-balanced (equal
+#   times) and the even-split (equal rows) distributions -> measured beside predicted.
 #
 #   bench/lab/h200-loop.sh              on the H200 (the device tool): everything under $OUT
 #   CTRL_DRY=1 bench/lab/h200-loop.sh   here, CPU only: {cpu:0, offload:1} and {cpu:0, cpu:1} stand
@@ -157,7 +157,7 @@ loop() {  # app cols sizes config-name devices...
     echo '```'
   } >>"$summary"
   local pick
-  for pick in fastest least-energy load-balanced; do
+  for pick in fastest least-energy load-balanced even; do
     say "$tag: run $pick"
     timeout --signal=INT --kill-after=10 30 "$ctrl" run "$app" --front "fronts/$tag.json" --pick "$pick" \
       --profile "$csv" "${opts[@]}" --progress none --json "runs/$tag-$pick.json" >"runs/$tag-$pick.txt" 2>&1

@@ -11,7 +11,7 @@
 //       Google Benchmark; the exact fronts (HEPOPTA, HTPOPTA) only up to P processors
 //   processors_bench --peak ALGO P [M U]
 //       one run in this process; prints time, peak memory and sizes as JSON
-//       (ALGO: hpopta, hepopta, htpopta, load_balanced)
+//       (ALGO: hpopta, hepopta, htpopta, load_balanced, even_split)
 #include "cluster_like.hpp"
 
 #include <ctrl/partition/hpopta.hpp>
@@ -87,6 +87,13 @@ void BM_LoadBalanced(benchmark::State& state) {
   set_common(state, p);
 }
 
+void BM_EvenSplit(benchmark::State& state) {
+  const auto p = static_cast<int>(state.range(0));
+  const Profile& prof = profile(p);
+  for (auto _ : state) benchmark::DoNotOptimize(even_split(prof, workload(p)));
+  set_common(state, p);
+}
+
 // HEPOPTA by the default method, the dynamic programme (pareto_front_dp), on one thread.
 void BM_Hepopta(benchmark::State& state) {
   const auto p = static_cast<int>(state.range(0));
@@ -131,6 +138,7 @@ void register_all() {
   for (const int p : processor_counts) {
     add("hpopta", BM_Hpopta, p);
     add("load_balanced", BM_LoadBalanced, p);
+    add("even_split", BM_EvenSplit, p);
     if (p > setup.exact_max_p) continue;
     add("hepopta", BM_Hepopta, p);
     add("htpopta", BM_Htpopta, p);
@@ -150,6 +158,8 @@ int peak(const std::string& algo, int p) {
     points = hpopta(prof, n) ? 1 : 0;
   } else if (algo == "load_balanced") {
     points = load_balanced(prof, n) ? 1 : 0;
+  } else if (algo == "even_split") {
+    points = even_split(prof, n) ? 1 : 0;
   } else if (algo == "hepopta") {
     points = pareto_front_dp(prof, n, one_thread(), &stats).size();
   } else if (algo == "htpopta") {

@@ -25,7 +25,7 @@ def fit(points):
 
 def main(path, start):
     runs = json.load(open(path))
-    for algo in ["hpopta", "load_balanced", "hepopta", "htpopta"]:
+    for algo in ["hpopta", "load_balanced", "even_split", "hepopta", "htpopta"]:
         rows = sorted((r for r in runs if r["algorithm"] == algo), key=lambda r: r["p"])
         for key, label in [("seconds", "time s"), ("peak_rss_mib", "peak MiB"), ("states", "kept points")]:
             if key == "states" and algo != "hepopta":

@@ -18,7 +18,7 @@ available_gib() { awk '/MemAvailable/ {print int($2 / 1048576)}' /proc/meminfo; 
 {
   echo '['
   first=1
-  for algo in hpopta load_balanced hepopta htpopta; do
+  for algo in hpopta load_balanced even_split hepopta htpopta; do
     for p in 2 5 10 20 50 100 200 500 1000; do
       if [[ $p -eq 1000 && $algo == htpopta ]]; then continue; fi  # HEPOPTA's cost plus O(front)
       if [[ $p -eq 1000 && $algo == hepopta && $(available_gib) -lt 18 ]]; then continue; fi

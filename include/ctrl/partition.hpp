@@ -1,6 +1,8 @@
 // Workload distribution for time and energy (the HEPOPTA paper): profiles, HPOPTA, HEPOPTA,
-// HTPOPTA, the load-balanced distribution and the brute-force reference. See docs/partition.md.
+// HTPOPTA, the load-balanced solution and the even split, the analysis of a front and the
+// brute-force reference. See docs/partition.md.
 #pragma once
+#include <ctrl/partition/analysis.hpp>
 #include <ctrl/partition/brute_force.hpp>
 #include <ctrl/partition/front.hpp>
 #include <ctrl/partition/hepopta_paper.hpp>

@@ -39,12 +39,18 @@ void take_point(Plan& plan, const partition::Solution& s) {
   plan.energy = s.energy;
 }
 
-// The load-balanced distribution of `workload` (the partition library's definition).
-void take_load_balanced(Plan& plan, const partition::Profile& profile, index_t workload, const std::string& path) {
-  const auto lb = partition::load_balanced(profile, workload, plan.model);
-  if (!lb)
-    throw InfeasibleError(fmt::format("no load-balanced distribution of {} with the sizes of {}", workload, path));
-  take_point(plan, *lb);
+// A balanced distribution of `workload` (the partition library's definitions): the paper's
+// load-balanced solution (equal times) or the even split (equal rows). Not points of a front.
+bool is_balanced(const Pick& pick) { return pick.kind == Pick::load_balanced || pick.kind == Pick::even; }
+
+void take_balanced(Plan& plan, const Pick& pick, const partition::Profile& profile, index_t workload,
+                   const std::string& path) {
+  const auto s = pick.kind == Pick::even ? partition::even_split(profile, workload, plan.model)
+                                         : partition::load_balanced(profile, workload, plan.model);
+  if (!s)
+    throw InfeasibleError(fmt::format("no {} distribution of {} with the sizes of {} (none gives every processor work)",
+                                      pick.name(), workload, path));
+  take_point(plan, *s);
 }
 
 std::size_t point_index(const Pick& pick, std::size_t points, const std::string& where) {
@@ -56,9 +62,10 @@ std::size_t point_index(const Pick& pick, std::size_t points, const std::string&
         throw UsageError(fmt::format("pick {}: {} has {} point{} (1 to {})", pick.k, where, points,
                                      points == 1 ? "" : "s", points));
       return pick.k - 1;
-    case Pick::load_balanced: break;
+    case Pick::load_balanced:
+    case Pick::even: break;
   }
-  throw UsageError("point_index: the load-balanced distribution is not a point of the front");
+  throw UsageError("point_index: the " + pick.name() + " distribution is not a point of the front");
 }
 
 void plan_from_front(Plan& plan, const PlanRequest& r, const Source& src) {
@@ -67,10 +74,12 @@ void plan_from_front(Plan& plan, const PlanRequest& r, const Source& src) {
   plan.model = f.model;
   if (src.profile && src.profile->names() != f.processors)
     throw UsageError(fmt::format("the processors of {} differ from those of {}", r.front, r.profile));
-  if (r.pick->kind == Pick::load_balanced) {
-    if (!src.profile) throw UsageError(fmt::format("the load-balanced pick needs the profile {} came from", r.front));
-    take_load_balanced(plan, *src.profile, f.workload, r.profile);
-    plan.source = fmt::format("{}: the load-balanced distribution of {} (from {})", r.front, f.workload, r.profile);
+  if (is_balanced(*r.pick)) {
+    if (!src.profile)
+      throw UsageError(fmt::format("the {} pick needs the profile {} came from", r.pick->name(), r.front));
+    take_balanced(plan, *r.pick, *src.profile, f.workload, r.profile);
+    plan.source =
+        fmt::format("{}: the {} distribution of {} (from {})", r.front, r.pick->name(), f.workload, r.profile);
     return;
   }
   const std::size_t k = point_index(*r.pick, f.front.size(), "the front " + r.front);
@@ -81,9 +90,9 @@ void plan_from_front(Plan& plan, const PlanRequest& r, const Source& src) {
 void plan_from_profile(Plan& plan, const PlanRequest& r, const partition::Profile& profile) {
   plan.processors = profile.names();
   const index_t workload = *r.workload;
-  if (r.pick->kind == Pick::load_balanced) {
-    take_load_balanced(plan, profile, workload, r.profile);
-    plan.source = fmt::format("the load-balanced distribution of {} from {}", workload, r.profile);
+  if (is_balanced(*r.pick)) {
+    take_balanced(plan, *r.pick, profile, workload, r.profile);
+    plan.source = fmt::format("the {} distribution of {} from {}", r.pick->name(), workload, r.profile);
     return;
   }
   const partition::Front front = partition::pareto_front(profile, workload, plan.model);
@@ -138,13 +147,13 @@ Pick Pick::parse(std::string_view text) {
   if (text == "fastest" || text == "time-optimal") return {fastest, 0};
   if (text == "least-energy" || text == "energy-optimal") return {least_energy, 0};
   if (text == "load-balanced") return {load_balanced, 0};
+  if (text == "even" || text == "even-split") return {even, 0};
   index_t k = 0;
   try {
     k = parse_positive(text, "the pick");
   } catch (const UsageError&) {
-    throw UsageError(fmt::format("the pick '{}' is none of fastest, least-energy, load-balanced or a point's number "
-                                 "(1, 2, ...)",
-                                 text));
+    throw UsageError(fmt::format(
+        "the pick '{}' is none of fastest, least-energy, load-balanced, even or a point's number (1, 2, ...)", text));
   }
   return {point, static_cast<std::size_t>(k)};
 }
@@ -154,6 +163,7 @@ std::string Pick::name() const {
     case fastest: return "fastest";
     case least_energy: return "least energy";
     case load_balanced: return "load-balanced";
+    case even: return "even split";
     case point: break;
   }
   return fmt::format("point {}", k);

@@ -191,7 +191,7 @@ TEST_F(Cli, ProfileStopsOnInterruptAndResumes) {
 
 TEST_F(Cli, RunTheFrontsPointsAndASplit) {
   make_profile_and_front();
-  for (const std::string pick : {"fastest", "least-energy", "load-balanced", "1"}) {
+  for (const std::string pick : {"fastest", "least-energy", "load-balanced", "even", "1"}) {
     const Result r = run({"run", "dgemm", "--front", path("front.json"), "--pick", pick, "--profile", path("p.csv")},
                          quick);
     ASSERT_EQ(r.code, 0) << pick << ": " << r.out << r.err;
@@ -413,6 +413,7 @@ TEST_F(Cli, BadArgumentsExitWith2AndSayWhy) {
       {{"run", "dgemm", "--front", path("front.json")}, "--pick"},
       {{"run", "dgemm", "--front", path("front.json"), "--pick", "99"}, "has 1 point (1 to 1)"},
       {{"run", "dgemm", "--front", path("front.json"), "--pick", "load-balanced"}, "needs --profile"},
+      {{"run", "dgemm", "--front", path("front.json"), "--pick", "even"}, "--pick even needs --profile"},
       {{"run", "dgemm", "--front", path("p.csv"), "--pick", "fastest"}, "not JSON"},
       {{"run", "fft2d", "--front", path("front.json"), "--pick", "fastest", "--profile", path("p.csv")},
        "profile of dgemm"},

@@ -153,16 +153,27 @@ TEST_F(Plans, FromAFrontEachPick) {
   EXPECT_NE(p.source.find("point 2 of 3"), std::string::npos) << p.source;
   r.pick = Pick::parse("4");
   EXPECT_NE(refusal(r).find("has 3 points (1 to 3)"), std::string::npos) << refusal(r);
-  // The load-balanced distribution is the profile's, not a point of the file.
-  r.pick = Pick::parse("load-balanced");
-  EXPECT_NE(refusal(r).find("needs the profile"), std::string::npos) << refusal(r);
+  // The load-balanced distribution and the even split are the profile's, not points of the file.
+  for (const char* pick : {"load-balanced", "even"}) {
+    r.pick = Pick::parse(pick);
+    EXPECT_NE(refusal(r).find("needs the profile"), std::string::npos) << refusal(r);
+  }
   r.profile = csv_profile();
+  r.pick = Pick::parse("even");
   p = plan_run(dgemm(), r);
-  EXPECT_EQ(p.rows, (std::vector<index_t>{2, 2}));  // the even split (partition::load_balanced)
+  EXPECT_EQ(p.rows, (std::vector<index_t>{2, 2}));  // equal rows (partition::even_split)
+  EXPECT_NE(p.source.find("the even split distribution of 4"), std::string::npos) << p.source;
   ASSERT_EQ(p.predicted.size(), 2U);
   EXPECT_EQ(p.predicted[0].time, 2.0);
   EXPECT_EQ(p.predicted[1].energy, 6.0);
   EXPECT_EQ(p.time, 2.0);
+  // Equal times (partition::load_balanced): a takes 1 s a row, b 0.5 s; 1 + 3 rows take 1 and
+  // 1.5 s, the closest pair.
+  r.pick = Pick::parse("load-balanced");
+  p = plan_run(dgemm(), r);
+  EXPECT_EQ(p.rows, (std::vector<index_t>{1, 3}));
+  EXPECT_EQ(p.time, 1.5);
+  EXPECT_NE(p.source.find("the load-balanced distribution of 4"), std::string::npos) << p.source;
 }
 
 TEST_F(Plans, FromAProfileItsFrontOrItsLoadBalancedDistribution) {
@@ -181,6 +192,8 @@ TEST_F(Plans, FromAProfileItsFrontOrItsLoadBalancedDistribution) {
   r.workload = 9;
   EXPECT_THROW(plan_run(dgemm(), r), InfeasibleError);
   r.pick = Pick::parse("load-balanced");
+  EXPECT_THROW(plan_run(dgemm(), r), InfeasibleError);
+  r.pick = Pick::parse("even");
   EXPECT_THROW(plan_run(dgemm(), r), InfeasibleError);
 }
 
@@ -290,6 +303,9 @@ TEST(Pick, ParsesItsNamesAndNumbers) {
   EXPECT_EQ(Pick::parse("time-optimal").kind, Pick::fastest);
   EXPECT_EQ(Pick::parse("energy-optimal").kind, Pick::least_energy);
   EXPECT_EQ(Pick::parse("load-balanced").kind, Pick::load_balanced);
+  EXPECT_EQ(Pick::parse("even").kind, Pick::even);
+  EXPECT_EQ(Pick::parse("even-split").kind, Pick::even);
+  EXPECT_EQ(Pick::parse("even").name(), "even split");
   EXPECT_EQ(Pick::parse("3").k, 3U);
   for (const char* bad : {"0", "-1", "fast", "", "1.5"}) EXPECT_THROW(Pick::parse(bad), UsageError) << bad;
 }

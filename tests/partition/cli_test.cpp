@@ -1,9 +1,7 @@
 // `ctrl pareto` end to end: outputs, the plot, and the exit codes (0 ok, 2 bad input, 3 the
 // workload cannot be split). Runs the command-only driver, and the full `ctrl` tool when it is
 // built.
-#include "run_command.hpp"
-#include "scratch_dir.hpp"
-#include "test_support.hpp"
+#include "cli_fixture.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -21,34 +19,7 @@
 namespace ctrl::partition {
 namespace {
 
-namespace fs = std::filesystem;
-
-std::string fixture(const std::string& name) { return std::string(CTRL_PARTITION_DATA) + "/" + name; }
-
-std::string slurp(const fs::path& path) { return ctrl::test::read_file(path); }
-
-using Result = ctrl::test::CommandResult;
-
-class Cli : public ::testing::TestWithParam<std::string> {
- protected:
-  void SetUp() override {
-    if (GetParam().empty() || !fs::exists(GetParam())) GTEST_SKIP() << "not built: " << GetParam();
-  }
-
-  Result run(const std::vector<std::string>& args) const {
-    std::vector<std::string> argv{GetParam(), "pareto"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return ctrl::test::run_command(argv, dir_);
-  }
-
-  ctrl::test::ScratchDir dir_{"ctrl-pareto"};
-};
-
-std::string TestName(const ::testing::TestParamInfo<std::string>& info) {
-  return info.index == 0 ? "command" : "tool";
-}
-
-INSTANTIATE_TEST_SUITE_P(Binaries, Cli, ::testing::Values(std::string(CTRL_PARETO_CLI), std::string(CTRL_TOOL)), TestName);
+INSTANTIATE_TEST_SUITE_P(Binaries, Cli, binaries(), binary_name);
 
 TEST_P(Cli, TableIsTheDefault) {
   const Result r = run({"--profile", fixture("paper_example.csv"), "--workload", "4"});

@@ -1,5 +1,5 @@
 // The definitions every algorithm shares: evaluation, the 1e-12 tolerance, the Pareto filter,
-// total energy; the load-balanced distribution against its definition; the dynamic
+// total energy; the even split against its definition; the dynamic
 // programme's options.
 #include "test_support.hpp"
 
@@ -69,8 +69,8 @@ TEST(Front, Evaluate) {
   EXPECT_THROW(make_solution(p, {1, 1}, 3), ctrl::UsageError);
 }
 
-// The load-balanced distribution by its definition, over every distribution.
-std::optional<Solution> balanced_by_enumeration(const Profile& p, Size n) {
+// The even split by its definition, over every distribution.
+std::optional<Solution> even_by_enumeration(const Profile& p, Size n) {
   std::optional<Solution> best;
   Size best_spread = std::numeric_limits<Size>::max();
   Distribution x(p.size());
@@ -96,7 +96,7 @@ std::optional<Solution> balanced_by_enumeration(const Profile& p, Size n) {
   return best;
 }
 
-TEST(LoadBalanced, MatchesItsDefinition) {
+TEST(EvenSplit, MatchesItsDefinition) {
   std::mt19937_64 rng(17);
   int found = 0;
   for (int i = 0; i < 600; ++i) {
@@ -105,8 +105,8 @@ TEST(LoadBalanced, MatchesItsDefinition) {
     const Profile profile = random_profile(rng, p, m, i % 2 ? 0.5 : 0.9, i % 3 ? Values::fine : Values::coarse);
     const Size n = 1 + static_cast<Size>(rng() % static_cast<std::uint64_t>(p * m));
     SCOPED_TRACE("instance " + std::to_string(i));
-    const auto expected = balanced_by_enumeration(profile, n);
-    const auto got = load_balanced(profile, n);
+    const auto expected = even_by_enumeration(profile, n);
+    const auto got = even_split(profile, n);
     ASSERT_EQ(expected.has_value(), got.has_value());
     if (!got) continue;
     ++found;
@@ -119,7 +119,7 @@ TEST(LoadBalanced, MatchesItsDefinition) {
   EXPECT_GT(found, 200);
 }
 
-TEST(LoadBalanced, EvenSplitWhenEverySizeIsThere) {
+TEST(EvenSplit, TheUsualSplitWhenEverySizeIsThere) {
   std::vector<ProcessorProfile> procs;
   for (int k = 0; k < 4; ++k) {
     std::vector<ProfilePoint> pts;
@@ -127,14 +127,14 @@ TEST(LoadBalanced, EvenSplitWhenEverySizeIsThere) {
     procs.emplace_back("p" + std::to_string(k), pts);
   }
   const Profile p(std::move(procs));
-  const auto lb = load_balanced(p, 102);  // 25.5 each: two get 26, two get 25
+  const auto lb = even_split(p, 102);  // 25.5 each: two get 26, two get 25
   ASSERT_TRUE(lb);
   // p3 is the slowest (time 4x): at 25 units it sets the time, 100; of the others the two
   // cheapest per unit, p2 and p1, take the extra units.
   EXPECT_EQ(lb->distribution, (Distribution{25, 26, 26, 25}));
   EXPECT_EQ(lb->time, 100.0);
-  EXPECT_FALSE(load_balanced(p, 3));                            // four processors, three units
-  EXPECT_FALSE(load_balanced(p, 161));                          // beyond 4 x 40
+  EXPECT_FALSE(even_split(p, 3));    // four processors, three units
+  EXPECT_FALSE(even_split(p, 161));  // beyond 4 x 40
 }
 
 TEST(DynamicProgramme, OptionsDoNotChangeTheFront) {

@@ -117,12 +117,18 @@ TEST(PaperExample, TotalEnergyFrontIsASubsetOfTheDynamicOne) {
   EXPECT_EQ(htpopta(p, 4, 100.0)[0].energy, 5.0 + 100.0 * 2.0);
 }
 
+// Four units on four processors: the only distribution that gives every processor work is both
+// the load-balanced solution (times 1, 3, 1, 1: the least spread there is) and the even split.
 TEST(PaperExample, LoadBalancedGivesEveryProcessorOneUnit) {
-  const auto lb = load_balanced(example(), 4);
-  ASSERT_TRUE(lb);
-  EXPECT_EQ(lb->distribution, (Distribution{1, 1, 1, 1}));
-  EXPECT_EQ(lb->time, 3.0);
-  EXPECT_EQ(lb->energy, 2.0 + 2.0 + 5.0 + 1.0);
+  for (const auto& lb : {load_balanced(example(), 4), even_split(example(), 4)}) {
+    ASSERT_TRUE(lb);
+    EXPECT_EQ(lb->distribution, (Distribution{1, 1, 1, 1}));
+    EXPECT_EQ(lb->time, 3.0);
+    EXPECT_EQ(lb->energy, 2.0 + 2.0 + 5.0 + 1.0);
+  }
+  const TimeSpread spread = time_spread(example(), {1, 1, 1, 1}, 4);
+  EXPECT_EQ(spread.fastest, 1.0);
+  EXPECT_EQ(spread.slowest, 3.0);
 }
 
 }  // namespace

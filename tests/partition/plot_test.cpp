@@ -136,6 +136,46 @@ TEST(SvgFront, CoincidentMarksAreAllVisibleAndLabelled) {
   EXPECT_TRUE(has(svg, "dynamic energy (mJ)"));
 }
 
+// The even split and each budget's point are marked and labelled, each budget's time limit drawn;
+// at most four budgets are drawn (the table lists them all).
+TEST(SvgFront, EvenSplitAndBudgetsAreMarked) {
+  FrontReport r = report({"cpu", "gpu"}, {{0.0121, 2.4, {0, 64}}, {0.0125, 1.7, {16, 48}}, {0.0468, 0.9, {40, 24}}},
+                         partition::Solution{0.031, 1.5, {20, 44}});
+  r.even_split = partition::Solution{0.040, 1.6, {32, 32}};
+  r.analysis = partition::analyse_front(r.front, r.load_balanced, {0.05, 0.5});
+  const std::string svg = front_svg(r, {{true, true}, true, true});
+  EXPECT_TRUE(has(svg, ">even split (32 32)<")) << svg;
+  EXPECT_TRUE(has(svg, "even split (equal rows)"));
+  EXPECT_TRUE(has(svg, "load-balanced (equal times)"));
+  // 12.5 ms is within both 12.7 ms and 18.2 ms: one point, two marks fanned out around it.
+  EXPECT_TRUE(has(svg, ">within +5 % time (16 48)<"));
+  EXPECT_TRUE(has(svg, ">within +50 % time (16 48)<"));
+  EXPECT_TRUE(has(svg, "least energy within +5 % time: 29.2 % less energy"));
+  EXPECT_EQ(count(svg, "class=\"budget\""), 2u);
+  r.analysis = partition::analyse_front(r.front, r.load_balanced, {0.01, 0.02, 0.03, 0.04, 0.05, 0.06});
+  const std::string many = front_svg(r, {{true, true}, true, true});
+  EXPECT_EQ(count(many, "data-mark=\"within +"), 4u);
+  EXPECT_FALSE(has(many, "within +5 % time"));
+}
+
+// A legend longer than the page makes the page taller; the plot keeps its place and size.
+TEST(SvgFront, TheLegendIsNeverCutOff) {
+  std::vector<std::string> names;
+  for (int i = 0; i < 14; ++i) names.push_back("p" + std::to_string(i));
+  partition::Distribution x(14, 0);
+  x[0] = 64;
+  FrontReport r = report(names, {{0.0121, 2.4, x}}, std::nullopt);
+  const std::string small = front_svg(r, {{}, false, true});
+  EXPECT_TRUE(has(small, "height=\"600\""));
+  r.even_split = partition::Solution{0.02, 3.0, x};
+  r.analysis = partition::analyse_front(r.front, std::nullopt, {0.05, 0.1, 0.2, 0.3});
+  const std::string tall = front_svg(r, {std::vector<bool>(14, false), true, true});
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(tall, m, std::regex("height=\"([0-9.]+)\" viewBox")));
+  EXPECT_GT(std::stod(m[1]), 600.0);
+  EXPECT_TRUE(has(tall, "... 2 more"));
+}
+
 loop::LoadedProfile loaded_profile(bool gpu_sensor) {
   loop::ProfileFile file;
   file.processors = {"cpu:0-7", "cpu:8-14", "cuda:0"};

@@ -1,9 +1,12 @@
 #include "front_format.hpp"
 
+#include "analysis_format.hpp"
+
 #include <ctrl/io/csv.hpp>
 #include <ctrl/loop/front_file.hpp>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <string>
@@ -37,11 +40,8 @@ void write_table(std::ostream& out, const FrontReport& r) {
   const auto& e = r.energy_optimal();
   out << fmt::format("  time-optimal    {:>12.6g} s {:>14.6g} J   ({})\n", t.time, t.energy, joined(t.distribution));
   out << fmt::format("  energy-optimal  {:>12.6g} s {:>14.6g} J   ({})\n", e.time, e.energy, joined(e.distribution));
-  if (r.load_balanced)
-    out << fmt::format("  load-balanced   {:>12.6g} s {:>14.6g} J   ({})\n", r.load_balanced->time,
-                       r.load_balanced->energy, joined(r.load_balanced->distribution));
-  else
-    out << "  load-balanced   none: no distribution gives every processor work with these sizes\n";
+  write_balanced_lines(out, r);
+  write_analysis_table(out, r);
   out << '\n';
 
   // Columns wide enough for the names and the largest part.
@@ -53,19 +53,24 @@ void write_table(std::ostream& out, const FrontReport& r) {
   const std::size_t idx = std::max<std::size_t>(std::to_string(r.front.size()).size(), 1);
   std::string header = fmt::format("{:>{}}  {:>12}  {:>14}", "#", idx, "time (s)", "energy (J)");
   for (std::size_t i = 0; i < width.size(); ++i) header += fmt::format("  {:>{}}", r.processors[i], width[i]);
-  out << header << '\n';
+  out << header << imbalance_header(r) << '\n';
   for (std::size_t k = 0; k < r.front.size(); ++k) {
     const auto& s = r.front[k];
     std::string row = fmt::format("{:>{}}  {:>12.6g}  {:>14.6g}", k + 1, idx, s.time, s.energy);
     for (std::size_t i = 0; i < width.size(); ++i) row += fmt::format("  {:>{}}", s.distribution[i], width[i]);
+    row += imbalance_cells(r, k);
     if (k == 0) row += "   time-optimal";
     if (k + 1 == r.front.size()) row += k == 0 ? ", energy-optimal" : "   energy-optimal";
+    row.erase(row.find_last_not_of(' ') + 1);  // the imbalance column's padding, on unmarked rows
     out << row << '\n';
   }
 }
 
 void write_json(std::ostream& out, const FrontReport& r) {
-  out << loop::front_json({r.processors, r.workload, r.model, r.front});
+  // The front file (one module writes and reads it), with the analysis beside its fields.
+  auto doc = nlohmann::ordered_json::parse(loop::front_json({r.processors, r.workload, r.model, r.front}));
+  add_analysis_json(doc, r);
+  out << doc.dump(2) << '\n';
 }
 
 void write_csv(std::ostream& out, const FrontReport& r) {

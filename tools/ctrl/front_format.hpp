@@ -1,6 +1,8 @@
 // `ctrl pareto` output: the front as a terminal table, JSON or CSV (docs/partition.md).
 #pragma once
+#include <ctrl/partition/analysis.hpp>
 #include <ctrl/partition/front.hpp>
+#include <ctrl/partition/load_balanced.hpp>
 
 #include <optional>
 #include <ostream>
@@ -17,17 +19,26 @@ struct FrontReport {
   partition::EnergyModel model;
   std::string base_power_origin;                     // for total energy: "from --base-power", or the profile's sum
   partition::Front front;                            // sorted by time, non-empty
-  std::optional<partition::Solution> load_balanced;  // absent when no such distribution exists
+  std::optional<partition::Solution> load_balanced;  // equal times; absent when no such distribution exists
+  std::optional<partition::Solution> even_split;     // equal rows; absent likewise
+  std::optional<partition::TimeSpread> balance;      // the load-balanced solution's processor times
+  // The paper's analysis (analysis_format.hpp); absent when not computed.
+  std::optional<partition::FrontAnalysis> analysis;
+  std::optional<partition::EnergyOptima> optima;  // dynamic- against total-energy optimum, with a base power
+  std::string optima_origin;                      // where its base power came from; or why there is none
+  std::vector<std::string> unmetered;             // processors whose energy was not measured (count 0 J)
 
   const partition::Solution& time_optimal() const { return front.front(); }
   const partition::Solution& energy_optimal() const { return front.back(); }
   std::string energy_name() const;  // "dynamic" or "total"
 };
 
-// Readable in a terminal: a summary, then one row per point with its distribution.
+// Readable in a terminal: a summary and the paper's analysis, then one row per point with its
+// distribution (and its LIR and imbalance).
 void write_table(std::ostream& out, const FrontReport& report);
 
-// The front file that `ctrl run --front` reads (ctrl/loop/front_file.hpp).
+// The front file that `ctrl run --front` reads (ctrl/loop/front_file.hpp), with the analysis's
+// fields beside it.
 void write_json(std::ostream& out, const FrontReport& report);
 
 // A header row `time,energy,<processor names>`, then one row per point (numbers round-trip).

@@ -1,5 +1,6 @@
 #include "front_svg.hpp"
 
+#include "analysis_format.hpp"
 #include "svg_plot.hpp"
 
 #include <fmt/format.h>
@@ -23,6 +24,9 @@ constexpr double legend_x = width - right + 24;
 constexpr const char* fast_style = "fill=\"#d62728\" stroke=\"#7f1414\" stroke-width=\"1\"";
 constexpr const char* frugal_style = "fill=\"#2ca02c\" stroke=\"#145214\" stroke-width=\"1\"";
 constexpr const char* balanced_style = "fill=\"none\" stroke=\"#1f5fd6\" stroke-width=\"2.5\"";
+constexpr const char* even_style = "fill=\"none\" stroke=\"#7f7f7f\" stroke-width=\"2\"";
+constexpr const char* budget_style = "fill=\"#ff7f0e\" stroke=\"#a04f00\" stroke-width=\"1\"";
+constexpr std::size_t budgets_drawn = 4;  // more would crowd the plot; the table lists every one
 constexpr const char* point_style = "fill=\"#333333\"";
 constexpr const char* grey = "fill=\"#555555\" font-size=\"12\"";
 
@@ -38,10 +42,19 @@ struct Mark {
   const char* colour;  // of its label
 };
 
+// "within +5 % time": the name of a budget's point.
+std::string budget_name(const partition::BudgetPoint& b) { return "within +" + percent(b.budget) + " time"; }
+
 std::vector<Mark> marks_of(const FrontReport& r) {
   std::vector<Mark> marks{{"time-optimal", &r.time_optimal(), triangle, 9, fast_style, "#b01c1c"},
                           {"energy-optimal", &r.energy_optimal(), square, 6.5, frugal_style, "#1d7a1d"}};
   if (r.load_balanced) marks.push_back({"load-balanced", &*r.load_balanced, circle, 8, balanced_style, "#1f5fd6"});
+  if (r.even_split) marks.push_back({"even split", &*r.even_split, diamond, 8, even_style, "#555555"});
+  if (r.analysis)
+    for (std::size_t i = 0; i < r.analysis->budgets.size() && i < budgets_drawn; ++i) {
+      const partition::BudgetPoint& b = r.analysis->budgets[i];
+      marks.push_back({budget_name(b), &r.front[b.index], diamond, 6.5, budget_style, "#a04f00"});
+    }
   return marks;
 }
 
@@ -136,46 +149,76 @@ std::string draw_front(const Frame& f, const partition::Front& front) {
   return svg;
 }
 
-// The processors, in the order of the distributions' parts, each without a sensor said so.
-std::string processor_list(const FrontReport& r, const EnergyCoverage& c, double y) {
+// The processors, in the order of the distributions' parts, each without a sensor said so; `y`
+// moves past them.
+std::string processor_list(const FrontReport& r, const EnergyCoverage& c, double& y) {
   std::string svg = text(legend_x, y, "processors (parts in this order):", grey);
   y += 18;
   for (std::size_t i = 0; i < r.processors.size() && i < 12; ++i, y += 17) {
     const bool lacks = i < c.metered.size() && !c.metered[i];
     svg += text(legend_x + 8, y, r.processors[i] + (!lacks ? "" : c.from_sensors ? "  (no energy sensor)" : "  (energy 0: not measured)"), grey);
   }
-  if (r.processors.size() > 12) svg += text(legend_x + 8, y, fmt::format("... {} more", r.processors.size() - 12), grey);
+  if (r.processors.size() > 12) {
+    svg += text(legend_x + 8, y, fmt::format("... {} more", r.processors.size() - 12), grey);
+    y += 17;
+  }
   return svg;
 }
 
-std::string legend(const FrontReport& r, const EnergyCoverage& c) {
+// The legend, from the top of the right margin down; `y` ends past it.
+std::string legend(const FrontReport& r, const EnergyCoverage& c, double& y) {
   std::string svg;
-  double y = top + 10;
+  y = top + 10;
   const auto entry = [&](const std::string& marker, const std::string& title, const std::vector<std::string>& detail) {
     svg += marker + text(legend_x + 22, y + 4, title);
     for (std::size_t i = 0; i < detail.size(); ++i) svg += text(legend_x + 22, y + 21 + 15 * static_cast<double>(i), detail[i], grey);
     y += 28 + 16 * static_cast<double>(detail.size());
   };
   const auto values = [](const partition::Solution& s) {
-    return std::vector<std::string>{
-        format_quantity(s.time, Quantity::time) + ", " + format_quantity(s.energy, Quantity::energy),
-        parts(s.distribution)};
+    return format_quantity(s.time, Quantity::time) + ", " + format_quantity(s.energy, Quantity::energy);
   };
   const double pr = r.front.size() > 300 ? 2.0 : 3.0;
   entry(circle(legend_x + 8, y, pr, point_style),
         fmt::format("Pareto-optimal ({} point{})", r.front.size(), r.front.size() == 1 ? "" : "s"), {});
-  entry(triangle(legend_x + 8, y, 9, fast_style), "time-optimal", values(r.time_optimal()));
-  entry(square(legend_x + 8, y, 6.5, frugal_style), "energy-optimal", values(r.energy_optimal()));
+  const auto both = [&](const partition::Solution& s) { return std::vector{values(s), parts(s.distribution)}; };
+  entry(triangle(legend_x + 8, y, 9, fast_style), "time-optimal", both(r.time_optimal()));
+  entry(square(legend_x + 8, y, 6.5, frugal_style), "energy-optimal", both(r.energy_optimal()));
   if (r.load_balanced)
-    entry(circle(legend_x + 8, y, 8, balanced_style), "load-balanced", values(*r.load_balanced));
+    entry(circle(legend_x + 8, y, 8, balanced_style), "load-balanced (equal times)", both(*r.load_balanced));
   else
     entry(circle(legend_x + 8, y, 8, balanced_style), "load-balanced: none", {"no split gives every processor work"});
+  if (r.even_split)
+    entry(diamond(legend_x + 8, y, 8, even_style), "even split (equal rows)", both(*r.even_split));
+  for (std::size_t i = 0; r.analysis && i < r.analysis->budgets.size() && i < budgets_drawn; ++i) {
+    const partition::BudgetPoint& b = r.analysis->budgets[i];
+    const std::string saving = b.energy_saving ? fmt::format(": {:.1f} % less energy", 100 * *b.energy_saving) : "";
+    entry(diamond(legend_x + 8, y, 6.5, budget_style), "least energy " + budget_name(b) + saving,
+          {values(r.front[b.index])});
+  }
   if (std::find(c.metered.begin(), c.metered.end(), false) != c.metered.end()) {
     svg += text(legend_x, y + 6, "dynamic energy: of the processors that", grey);
     svg += text(legend_x, y + 22, "measured it; the others count 0 J", grey);
     y += 44;
   }
-  return svg + processor_list(r, c, y + 6);
+  y += 6;
+  return svg + processor_list(r, c, y);
+}
+
+// Each budget's time limit, a dashed line across the plot where it falls within it.
+std::string budget_lines(const Frame& f, const FrontReport& r) {
+  std::string svg;
+  for (std::size_t i = 0; r.analysis && i < r.analysis->budgets.size() && i < budgets_drawn; ++i) {
+    const partition::BudgetPoint& b = r.analysis->budgets[i];
+    const double x = f.X(b.time_limit);
+    if (x < f.left || x > f.left + f.width) continue;
+    svg += fmt::format(
+        "<line class=\"budget\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#ff7f0e\" "
+        "stroke-dasharray=\"6,4\"/>\n",
+        x, f.top, x, f.top + f.height);
+    svg += text(x + 4, f.top + 14 + 14 * static_cast<double>(i), "+" + percent(b.budget),
+                "fill=\"#a04f00\" font-size=\"12\"");
+  }
+  return svg;
 }
 
 Frame front_frame(const FrontReport& r) {
@@ -188,22 +231,27 @@ Frame front_frame(const FrontReport& r) {
   };
   for (const auto& s : r.front) widen(s);
   if (r.load_balanced) widen(*r.load_balanced);
+  if (r.even_split) widen(*r.even_split);
   return {left, top, width - left - right, height - top - bottom, Axis::fit(t0, t1, Quantity::time),
           Axis::fit(e0, e1, Quantity::energy)};
 }
 
+// As tall as the legend needs (the plot keeps its size).
 std::string energy_plot(const FrontReport& r, const EnergyCoverage& c) {
   const Frame f = front_frame(r);
-  std::string svg = svg_open(width, height);
+  double legend_end = 0;
+  const std::string key = legend(r, c, legend_end);
+  std::string svg = svg_open(width, std::max(height, legend_end + 20));
   svg += heading(r, fmt::format("Pareto front: workload {} on {} processors, time and {} energy", r.workload,
                                 r.processors.size(), r.energy_name()));
   svg += axes(f, f.x.title("parallel execution time"), f.y.title(r.energy_name() + " energy"));
+  svg += budget_lines(f, r);
   svg += draw_front(f, r.front);
   svg += draw_marks(f, marks_of(r));
-  return svg + legend(r, c) + "</svg>\n";
+  return svg + key + "</svg>\n";
 }
 
-// Time only: one row per distribution (the front's, then the load-balanced one), a bar as long
+// Time only: one row per distribution (the front's, the load-balanced one, the even split), a bar as long
 // as its parallel time, its name, parts and time above it, and its mark at the bar's end.
 std::string time_rows(const Frame& f, const std::vector<Mark>& rows) {
   std::string svg;
@@ -228,6 +276,7 @@ std::vector<Mark> time_only_rows(const FrontReport& r) {
     rows.push_back(k == 0 ? Mark{"time-optimal", &r.front[0], triangle, 9, fast_style, "#b01c1c"}
                           : Mark{fmt::format("point {}", k + 1), &r.front[k], nullptr, 0, point_style, "#333333"});
   if (r.load_balanced) rows.push_back({"load-balanced", &*r.load_balanced, circle, 8, balanced_style, "#1f5fd6"});
+  if (r.even_split) rows.push_back({"even split", &*r.even_split, diamond, 8, even_style, "#555555"});
   return rows;
 }
 
@@ -252,7 +301,8 @@ std::string not_measured_note(const FrontReport& r, const EnergyCoverage& c, con
     svg += text(legend_x, y, line, grey);
     y += 17;
   }
-  return svg + processor_list(r, c, y + 24);
+  y += 24;
+  return svg + processor_list(r, c, y);
 }
 
 // As tall as its rows need (at most 80 px each), and its note and processors.
@@ -274,7 +324,8 @@ std::string time_only_plot(const FrontReport& r, const EnergyCoverage& c) {
 
 bool any_energy(const FrontReport& r) {
   const auto nonzero = [](const partition::Solution& s) { return s.energy != 0; };
-  return std::any_of(r.front.begin(), r.front.end(), nonzero) || (r.load_balanced && nonzero(*r.load_balanced));
+  return std::any_of(r.front.begin(), r.front.end(), nonzero) || (r.load_balanced && nonzero(*r.load_balanced)) ||
+         (r.even_split && nonzero(*r.even_split));
 }
 
 }  // namespace

@@ -2,14 +2,18 @@
 //
 // With energy: time across and energy up, in units that suit the data (ms, J, ...), the staircase
 // of the front, and the marked distributions: time-optimal (red triangle), energy-optimal (green
-// square) and load-balanced (blue ring, as in the paper's figures). Each is labelled on the plot
-// with its name and distribution (the parts in the processors' order, listed in the legend);
+// square), load-balanced (the paper's equal times: blue ring, as in its figures), even split (grey
+// diamond) and, for each time budget of the analysis (at most 4), the least energy within it
+// (orange diamond) with the budget's time limit as a dashed orange line. Each is labelled on the
+// plot with its name and distribution (the parts in the processors' order, listed in the legend);
 // marks that would fall on one spot are fanned out around it, joined to it by a thin line, so that
-// every one stays visible. Processors without an energy sensor are named in the legend.
+// every one stays visible. Processors without an energy sensor are named in the legend. The page
+// grows downwards when the legend needs it.
 //
 // Without energy (no processor measured any: no sensor, or every energy 0): no energy axis. The
-// plot is then the parallel time of each distribution of the front and of the load-balanced one,
-// one bar per row, and says "energy not measured" and which processors lack a sensor.
+// plot is then the parallel time of each distribution of the front, of the load-balanced one and
+// of the even split, one bar per row, and says "energy not measured" and which processors lack a
+// sensor.
 #pragma once
 #include "front_format.hpp"
 

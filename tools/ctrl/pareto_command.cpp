@@ -1,13 +1,17 @@
 // ctrl pareto --profile FILE.csv --workload N [--energy dynamic|total] [--base-power W]
 //              [--format table|json|csv] [--plot FILE.svg] [--plot-profile FILE.svg]
-//              [--algorithm dp|paper|brute-force]
-// The exact Pareto front of workload distributions for time and energy (docs/partition.md).
+//              [--algorithm dp|paper|brute-force] [--budget P%]...
+// The exact Pareto front of workload distributions for time and energy, and the HEPOPTA paper's
+// analysis of it (docs/partition.md).
+#include "analysis_format.hpp"
 #include "command.hpp"
 #include "front_format.hpp"
 #include "plots.hpp"
+#include "profile_svg.hpp"
 
 #include <ctrl/errors.hpp>
 #include <ctrl/io/files.hpp>
+#include <ctrl/partition/analysis.hpp>
 #include <ctrl/partition/load_balanced.hpp>
 #include <ctrl/partition/pareto.hpp>
 #include <ctrl/loop/plan.hpp>
@@ -40,6 +44,7 @@ struct ParetoArgs {
   std::string plot_profile;
   std::string algorithm = "dp";
   unsigned threads = 0;
+  std::vector<std::string> budgets{"5%"};
 };
 
 partition::Size parse_workload(const std::string& text) {
@@ -61,21 +66,36 @@ double parse_base_power(const std::string& text) {
   return w;
 }
 
-// --energy total without --base-power: the sum of the profile's own base powers when `ctrl profile`
-// measured one for every processor (each on a meter of its own: what its dynamic energies exclude);
-// 0 W would silently make total energy dynamic energy, so anything else is the user's to give.
-double profile_base_power(const loop::LoadedProfile& loaded, const std::string& path, std::string& origin) {
+// --budget P%: the slowdown allowed over the fastest time, as a fraction. A bare number is refused
+// rather than guessed at (is 0.05 five percent or a twentieth of one?).
+double parse_budget(const std::string& text) {
+  const std::string number = !text.empty() && text.back() == '%' ? text.substr(0, text.size() - 1) : std::string();
+  double p = 0;
+  const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), p);
+  if (number.empty() || ec != std::errc() || end != number.data() + number.size() || !std::isfinite(p))
+    throw exit_error(exit_bad_input, "--budget: '" + text +
+                                         "' is not a percentage: write it as 5% (the slowdown allowed over the "
+                                         "fastest time)");
+  if (p < 0) throw exit_error(exit_bad_input, "--budget: '" + text + "' is negative");
+  return p / 100;
+}
+
+// The sum of the profile's own base powers when `ctrl profile` measured one for every processor
+// (each on a meter of its own: what its dynamic energies exclude), and in `origin` where it comes
+// from; otherwise nullopt and, in `origin`, what is missing. 0 W would silently make total energy
+// dynamic energy, so anything else is the user's to give.
+std::optional<double> profile_base_power(const loop::LoadedProfile& loaded, const std::string& path,
+                                         std::string& origin) {
   const auto found = loaded.file ? loop::base_powers(*loaded.file) : std::vector<std::pair<std::string, double>>{};
   std::string missing, parts;
   for (const auto& name : loaded.profile.names())
     if (std::none_of(found.begin(), found.end(), [&](const auto& b) { return b.first == name; }))
       missing += (missing.empty() ? "" : ", ") + name;
-  if (!missing.empty())
-    throw exit_error(exit_bad_input,
-                     "--energy total needs the platform's base power: give --base-power W (the total that `ctrl power "
-                     "--idle` prints); " + path +
-                         (loaded.file ? " has no base power for " + missing
-                                      : " holds no base powers (only `ctrl profile` files record them)"));
+  if (!missing.empty()) {
+    origin = path + (loaded.file ? " has no base power for " + missing
+                                 : " holds no base powers (only `ctrl profile` files record them)");
+    return std::nullopt;
+  }
   double sum = 0;
   for (const auto& [name, watts] : found) {
     sum += watts;
@@ -85,6 +105,35 @@ double profile_base_power(const loop::LoadedProfile& loaded, const std::string& 
   return sum;
 }
 
+// The dynamic- against total-energy optimum, with the base power of --energy total or
+// --base-power, else the profile's; without one, optima_origin says why.
+void compare_optima(FrontReport& report, const partition::Front& dynamic, const loop::LoadedProfile& loaded,
+                    const ParetoArgs& a) {
+  std::optional<double> watts;
+  if (report.model.kind == partition::EnergyKind::total || !a.base_power.empty()) {
+    watts = report.model.base_power;
+    report.optima_origin = report.base_power_origin;
+  } else if (!(watts = profile_base_power(loaded, a.profile, report.optima_origin))) {
+    report.optima_origin = "it needs the platform's base power: give --base-power W; " + report.optima_origin;
+  }
+  if (watts) report.optima = partition::energy_optima(dynamic, *watts);
+}
+
+// The balanced distributions and the paper's analysis of the front against them.
+void analyse(FrontReport& report, const partition::Front& dynamic, const loop::LoadedProfile& loaded,
+             const ParetoArgs& a, const std::vector<double>& budgets) {
+  const partition::Profile& profile = loaded.profile;
+  report.load_balanced = partition::load_balanced(profile, report.workload, report.model);
+  report.even_split = partition::even_split(profile, report.workload, report.model);
+  if (report.load_balanced)
+    report.balance = partition::time_spread(profile, report.load_balanced->distribution, report.workload);
+  report.analysis = partition::analyse_front(report.front, report.load_balanced, budgets);
+  compare_optima(report, dynamic, loaded, a);
+  const EnergyCoverage coverage = energy_coverage(loaded);
+  for (std::size_t i = 0; i < coverage.metered.size(); ++i)
+    if (!coverage.metered[i]) report.unmetered.push_back(report.processors[i]);
+}
+
 int run_pareto(const ParetoArgs& a) {
   FrontReport report;
   report.workload = parse_workload(a.workload);
@@ -92,12 +141,19 @@ int run_pareto(const ParetoArgs& a) {
   report.model.base_power = parse_base_power(a.base_power);
   report.base_power_origin = "from --base-power";
   report.profile_path = a.profile;
+  std::vector<double> budgets;
+  for (const auto& b : a.budgets) budgets.push_back(parse_budget(b));
   const PlotFiles plots{a.plot, a.plot_profile};
   check_plot_files(a.profile, plots);  // before the table: a plot that cannot be written fails first
   const loop::LoadedProfile loaded = loop::read_profile(a.profile);
   const partition::Profile& profile = loaded.profile;
   if (report.model.kind == partition::EnergyKind::total && a.base_power.empty()) {
-    report.model.base_power = profile_base_power(loaded, a.profile, report.base_power_origin);
+    const auto watts = profile_base_power(loaded, a.profile, report.base_power_origin);
+    if (!watts)
+      throw exit_error(exit_bad_input,
+                       "--energy total needs the platform's base power: give --base-power W (the total that `ctrl "
+                       "power --idle` prints); " + report.base_power_origin);
+    report.model.base_power = *watts;
     if (a.format != "table")  // the table says it in its first line; JSON and CSV have no place for it
       std::cerr << fmt::format("pareto: base power {:g} W: {}\n", report.model.base_power, report.base_power_origin);
   }
@@ -106,11 +162,16 @@ int run_pareto(const ParetoArgs& a) {
   partition::ParetoOptions options;
   options.method = partition::parse_method(a.algorithm).value_or(partition::Method::dp);
   options.dp.threads = a.threads;
-  report.front = partition::pareto_front(profile, report.workload, report.model, options);
-  if (report.front.empty())
+  // The (time, total energy) front is a subset of the dynamic one (as in htpopta), which the
+  // comparison of the two energies' optima needs.
+  const partition::Front dynamic = partition::hepopta(profile, report.workload, options);
+  if (dynamic.empty())
     throw loop::InfeasibleError("workload " + a.workload + " cannot be split exactly with the sizes in " + a.profile +
                                 " (every non-zero part must be a size of its processor's profile)");
-  report.load_balanced = partition::load_balanced(profile, report.workload, report.model);
+  report.front = report.model.kind == partition::EnergyKind::total
+                     ? partition::to_total_energy(profile, dynamic, report.workload, report.model.base_power)
+                     : dynamic;
+  analyse(report, dynamic, loaded, a, budgets);
 
   if (a.format == "json")
     write_json(std::cout, report);
@@ -152,6 +213,10 @@ void add_pareto(CLI::App& app, action& run) {
       ->check(CLI::IsMember({"dp", "paper", "brute-force"}))
       ->capture_default_str();
   cmd->add_option("--threads", args->threads, "Threads for the dp method (0: the hardware's)")->capture_default_str();
+  cmd->add_option("--budget", args->budgets,
+                  "A slowdown allowed over the fastest time, as a percentage (5%): the table, JSON and plot show the "
+                  "least energy within it (repeat for several)")
+      ->capture_default_str();
   cmd->callback([&run, args] { run = [args] { return run_pareto(*args); }; });
 }
 

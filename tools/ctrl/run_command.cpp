@@ -1,4 +1,4 @@
-// ctrl run APP (--split DEVICE=ROWS... | --front FRONT.json --pick fastest|least-energy|load-balanced|K
+// ctrl run APP (--split DEVICE=ROWS... | --front FRONT.json --pick fastest|least-energy|load-balanced|even|K
 //               | --profile PROFILE.csv --workload N --pick ...) [--profile PROFILE.csv] [options]
 // Executes one distribution of an application concurrently across its controllers, checks the
 // result against a reference, and reports per-processor and total time and energy, measured beside
@@ -46,11 +46,12 @@ loop::PlanRequest plan_request(const RunArgs& a) {
   if (by_split == (!a.front.empty() || !a.pick.empty()))
     throw exit_error(exit_bad_input, "run: give either --split DEVICE=ROWS ... or --front FILE --pick WHICH");
   if (!a.front.empty() && a.pick.empty())
-    throw exit_error(exit_bad_input, "--front needs --pick fastest|least-energy|load-balanced|K");
+    throw exit_error(exit_bad_input, "--front needs --pick fastest|least-energy|load-balanced|even|K");
   if (a.front.empty() && !a.pick.empty() && (a.profile.empty() || a.workload.empty()))
     throw exit_error(exit_bad_input, "--pick without --front needs --profile and --workload");
-  if (!a.front.empty() && a.pick == "load-balanced" && a.profile.empty())
-    throw exit_error(exit_bad_input, "--pick load-balanced needs --profile (the front file does not hold it)");
+  const bool balanced = a.pick == "load-balanced" || a.pick == "even" || a.pick == "even-split";
+  if (!a.front.empty() && balanced && a.profile.empty())
+    throw exit_error(exit_bad_input, "--pick " + a.pick + " needs --profile (the front file does not hold it)");
   loop::PlanRequest r;
   r.split_name = "--split";
   r.cols_name = "--cols";
@@ -164,7 +165,9 @@ void add_run(CLI::App& app, action& run, Job& job) {
   args->app.add_to(cmd);
   cmd->add_option("--split", args->split, "Rows of a processor, DEVICE=ROWS (repeat for each processor)");
   cmd->add_option("--front", args->front, "A front from `ctrl pareto --format json`");
-  cmd->add_option("--pick", args->pick, "Which point: fastest, least-energy, load-balanced (needs --profile), or K (1-based)");
+  cmd->add_option("--pick", args->pick,
+                  "Which point: fastest, least-energy, K (1-based), or computed from --profile: load-balanced "
+                  "(equal times) or even (equal rows)");
   cmd->add_option("--profile", args->profile, "The profile the front came from: per-processor predictions, N, base powers");
   cmd->add_option("--workload", args->workload, "With --profile --pick and no --front: the workload to split");
   cmd->add_option("--cols", args->cols, "N, the fixed dimension (default: the profile's, else the application's)");

@@ -159,6 +159,11 @@ std::string circle(double x, double y, double r, std::string_view style) {
   return fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{:.1f}\" {}/>\n", x, y, r, style);
 }
 
+std::string diamond(double x, double y, double r, std::string_view style) {
+  return fmt::format("<polygon points=\"{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}\" {}/>\n", x, y - r,
+                     x + r, y, x, y + r, x - r, y, style);
+}
+
 const char* series_colour(std::size_t i) {
   static constexpr const char* colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                                             "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};

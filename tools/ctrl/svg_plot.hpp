@@ -61,6 +61,7 @@ std::string axes(const Frame& f, std::string_view x_title, std::string_view y_ti
 std::string triangle(double x, double y, double r, std::string_view style);
 std::string square(double x, double y, double r, std::string_view style);
 std::string circle(double x, double y, double r, std::string_view style);
+std::string diamond(double x, double y, double r, std::string_view style);
 
 // The colour of series i (ten distinct colours, then again), and its dash pattern (solid, then
 // three others, so that lines on top of one another still show).

@@ -1,7 +1,8 @@
 // Which distribution to run, and what is predicted for it: the first half of `ctrl run` as one
 // call. The distribution comes from a split given by hand, from a point of a front file, or from
-// a profile (a point of its front, or its load-balanced distribution); N from the request, else
-// the profile, else the workload's default; the predictions per processor from the profile.
+// a profile (a point of its front, its load-balanced distribution or its even split); N from the
+// request, else the profile, else the workload's default; the predictions per processor from the
+// profile.
 //
 //   ctrl::loop::PlanRequest r;
 //   r.profile = "profile.csv";
@@ -32,13 +33,15 @@ class InfeasibleError : public UsageError {
   using UsageError::UsageError;
 };
 
-// A point of a front: the fastest, the least energy, the load-balanced distribution (from the
-// profile), or the k-th point by time (1-based).
+// A point of a front: the fastest, the least energy, or the k-th point by time (1-based); or,
+// computed from the profile (ctrl/partition/load_balanced.hpp), the load-balanced distribution
+// (the HEPOPTA paper's: every processor works, times as equal as possible) or the even split
+// (every processor works, rows as equal as possible).
 struct Pick {
-  enum Kind { fastest, least_energy, load_balanced, point } kind = fastest;
+  enum Kind { fastest, least_energy, load_balanced, even, point } kind = fastest;
   std::size_t k = 0;  // for point
-  // "fastest" (or "time-optimal"), "least-energy" (or "energy-optimal"), "load-balanced", or K.
-  // UsageError naming the text otherwise.
+  // "fastest" (or "time-optimal"), "least-energy" (or "energy-optimal"), "load-balanced", "even"
+  // (or "even-split"), or K. UsageError naming the text otherwise.
   static Pick parse(std::string_view text);
   std::string name() const;
 };
