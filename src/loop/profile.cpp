@@ -185,9 +185,12 @@ ProfileOutcome run_profile(const Workload& app, const ProfileRequest& req, Platf
                            "energy",
                            info.name));
     }
-    if (!info.has_energy()) obs.note(fmt::format("{}: energy absent ({}); its energy column is 0 with "
-                                                 "energy_source=none",
-                                                 info.name, info.energy_absent));
+    if (!info.has_energy())
+      obs.note(fmt::format("{}: energy absent ({}); its energy column is 0 with energy_source=none, and `ctrl pareto` "
+                           "will compare time only",
+                           info.name, info.energy_absent));
+    else if (info.energy_provenance == energy::Provenance::estimated)
+      obs.note(fmt::format("{}: energy estimated, not measured: {}", info.name, info.energy_measures));
   }
   outcome.processors = team.processors();
   double base_sum = 0;
@@ -240,6 +243,7 @@ ProfileOutcome run_profile(const Workload& app, const ProfileRequest& req, Platf
         r.energy_ci = pr.energy->ci;
         r.base_power = info.base_power_w.value_or(0.0);
         r.energy_source = info.energy_source;
+        r.energy_provenance = info.energy_provenance;
       }
       r.converged = m.converged;
       r.gflops = pr.time.mean > 0 ? app.flops(size, outcome.cols) / pr.time.mean / 1e9 : 0.0;
