@@ -90,8 +90,8 @@ EstimatedCpuMeter::EstimatedCpuMeter(std::vector<int> cores, CpuRating rating, s
     throw UsageError("estimated CPU meter '" + name + "': a core is listed twice");
   check_watts_per_core(rating_.watts_per_core, env.option);
   info_.name = std::move(name);
-  info_.measures = fmt::format("cores {}, estimated: {:.3g} W per busy core ({}) x busy time from {}",
-                               format_core_list(cores_), rating_.watts_per_core, rating_.origin, proc_stat_.string());
+  info_.measures = fmt::format("{} {}: {:.4g} W per busy core ({}) x busy time from {}",
+                               cores_.size() == 1 ? "core" : "cores", format_core_list(cores_), rating_.watts_per_core, rating_.origin, proc_stat_.string());
   info_.update_interval_s = seconds_per_tick_;  // busy time moves in whole clock ticks
   info_.has_power = false;
   info_.provenance = Provenance::estimated;

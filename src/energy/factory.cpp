@@ -149,7 +149,10 @@ std::unique_ptr<Meter> make_cpu_estimate(const DeviceSpec& d, const MeterEnviron
   // does not exist, as a missing RAPL package is (EstimatedCpuMeter throws DeviceError).
   const FileRead stat = env.reader ? env.reader(env.estimate.proc_stat) : read_small_file(env.estimate.proc_stat);
   if (stat.error != 0) return absent(describe_read_error(env.estimate.proc_stat, stat.error));
-  return std::make_unique<EstimatedCpuMeter>(d.cores, *rating, "estimate:" + label, env.estimate, env.reader);
+  // The rating is part of the name: a profile resumed with another rating would mix two models.
+  return std::make_unique<EstimatedCpuMeter>(d.cores, *rating,
+                                             fmt::format("estimate:{} ({:.4g} W/core)", label, rating->watts_per_core),
+                                             env.estimate, env.reader);
 }
 
 std::unique_ptr<Meter> make_meter(const DeviceSpec& device, const MeterEnvironment& env) {
@@ -188,7 +191,7 @@ std::vector<MeterListing> list_meters(const MeterEnvironment& env) {
   try {
     if (const auto rating = cpu_rating(env.estimate, env.reader, why)) {
       out.push_back({"estimate",
-                     fmt::format("CPU cores without a readable counter: {:.3g} W per busy core ({}) x busy time "
+                     fmt::format("CPU cores without a readable counter: {:.4g} W per busy core ({}) x busy time "
                                  "from {}",
                                  rating->watts_per_core, rating->origin, env.estimate.proc_stat.string()),
                      true, "", 0.0, Provenance::estimated});

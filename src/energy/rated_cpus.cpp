@@ -111,7 +111,7 @@ void check_watts_per_core(double watts, std::string_view option) {
 std::optional<CpuRating> cpu_rating(const EstimateEnvironment& env, const FileReader& reader, std::string& why) {
   if (env.watts_per_core) {
     check_watts_per_core(*env.watts_per_core, env.option);
-    return CpuRating{*env.watts_per_core, fmt::format("given ({})", env.option)};
+    return CpuRating{*env.watts_per_core, fmt::format("given by {}", env.option)};
   }
   const FileRead info = reader ? reader(env.cpuinfo) : read_small_file(env.cpuinfo);
   const std::string model = info.error == 0 ? cpuinfo_model_name(info.text) : std::string();

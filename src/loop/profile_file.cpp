@@ -324,6 +324,15 @@ std::vector<std::pair<std::string, double>> base_powers(const ProfileFile& file)
   return found;
 }
 
+std::vector<energy::Provenance> processor_provenance(const ProfileFile& file) {
+  std::vector<energy::Provenance> out;
+  for (const auto& name : file.processors) {
+    const auto row = std::find_if(file.rows.begin(), file.rows.end(), [&](const ProfileRow& r) { return r.processor == name; });
+    out.push_back(row == file.rows.end() ? energy::Provenance::absent : row->energy_provenance);
+  }
+  return out;
+}
+
 std::vector<std::string> processors_without_energy(const ProfileFile& file) {
   std::vector<std::string> out;
   for (const auto& name : file.processors)
@@ -357,8 +366,8 @@ void require_energy(const ProfileFile& file, const std::string& path, const std:
   std::string remedy;
   if (!cpus.empty())
     remedy += fmt::format("; for {}, profile again with --cpu-power WATTS (the power of one busy core) to estimate "
-                          "its energy",
-                          cpus);
+                          "{} energy",
+                          cpus, cpus.find(',') == std::string::npos ? "its" : "their");
   if (!others.empty()) remedy += fmt::format("; for {}, no estimate exists: only a sensor measures it", others);
   throw MissingEnergyError(fmt::format("{}: {} {} no energy, neither measured nor estimated (energy_source none): a "
                                        "front of time and energy would count {} as free{}; or ask for time only with "

@@ -153,12 +153,16 @@ Team::Team(const std::vector<DeviceSpec>& devices, TeamOptions options) : option
     for (auto& m : members_) m->info.energy_absent = "energy not measured (--no-energy)";
     return;
   }
+  attach_meters();
+}
+
+void Team::attach_meters() {
   // Meters, and which processors share one (RAPL packages shared by two CPU groups).
   std::vector<energy::DeviceSpec> edev;
-  std::vector<std::string> names;
+  std::vector<std::string> processor_names;
   for (auto& m : members_) {
     edev.push_back(energy_device(m->info.spec));
-    names.push_back(m->info.name);
+    processor_names.push_back(m->info.name);
   }
   for (std::size_t i = 0; i < members_.size(); ++i) {
     auto& m = *members_[i];
@@ -168,7 +172,7 @@ Team::Team(const std::vector<DeviceSpec>& devices, TeamOptions options) : option
       // A package counter that another processor's also covers cannot tell the two apart: an
       // estimate of the processor's own cores, where one exists, is what is left.
       const std::string shared = meter->available() && meter->info().provenance == energy::Provenance::measured
-                                     ? package_shared_with(edev, i, names)
+                                     ? package_shared_with(edev, i, processor_names)
                                      : std::string();
       if (!shared.empty())
         meter = energy::make_cpu_estimate(

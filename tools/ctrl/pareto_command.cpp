@@ -1,13 +1,16 @@
-// ctrl pareto --profile FILE.csv --workload N [--energy dynamic|total] [--base-power W]
+// ctrl pareto --profile FILE.csv --workload N [--energy dynamic|total] [--base-power W] [--time-only]
 //              [--format table|json|csv] [--plot FILE.svg] [--plot-profile FILE.svg]
 //              [--algorithm dp|paper|brute-force]
-// The exact Pareto front of workload distributions for time and energy (docs/partition.md).
+// The exact Pareto front of workload distributions for time and energy (docs/partition.md). A
+// `ctrl profile` file in which a processor has no energy at all gets no front of time and energy
+// (exit 2, saying what supplies it), only the time-optimal distribution with --time-only.
 #include "command.hpp"
 #include "front_format.hpp"
 #include "plots.hpp"
 
 #include <ctrl/errors.hpp>
 #include <ctrl/io/files.hpp>
+#include <ctrl/partition/hpopta.hpp>
 #include <ctrl/partition/load_balanced.hpp>
 #include <ctrl/partition/pareto.hpp>
 #include <ctrl/loop/plan.hpp>
@@ -40,6 +43,7 @@ struct ParetoArgs {
   std::string plot_profile;
   std::string algorithm = "dp";
   unsigned threads = 0;
+  bool time_only = false;
 };
 
 partition::Size parse_workload(const std::string& text) {
@@ -85,6 +89,24 @@ double profile_base_power(const loop::LoadedProfile& loaded, const std::string& 
   return sum;
 }
 
+// --time-only: no second objective, so no option of one; without it, every processor of a `ctrl
+// profile` file must have energy, measured or estimated (a zero that is no measurement would make
+// it free).
+void check_objectives(const ParetoArgs& a, const loop::LoadedProfile& loaded) {
+  if (a.time_only) {
+    if (a.energy != "dynamic" || !a.base_power.empty())
+      throw exit_error(exit_bad_input, "--time-only compares no energy: --energy and --base-power do not apply");
+    return;
+  }
+  if (loaded.file) loop::require_energy(*loaded.file, a.profile, "--time-only");
+}
+
+// The time-optimal distribution alone: the front of a single objective.
+partition::Front time_optimal_front(const partition::Profile& profile, partition::Size workload) {
+  const auto best = partition::hpopta(profile, workload);
+  return best ? partition::Front{*best} : partition::Front{};
+}
+
 int run_pareto(const ParetoArgs& a) {
   FrontReport report;
   report.workload = parse_workload(a.workload);
@@ -96,6 +118,9 @@ int run_pareto(const ParetoArgs& a) {
   check_plot_files(a.profile, plots);  // before the table: a plot that cannot be written fails first
   const loop::LoadedProfile loaded = loop::read_profile(a.profile);
   const partition::Profile& profile = loaded.profile;
+  check_objectives(a, loaded);
+  report.time_only = a.time_only;
+  if (loaded.file) report.provenance = loop::processor_provenance(*loaded.file);
   if (report.model.kind == partition::EnergyKind::total && a.base_power.empty()) {
     report.model.base_power = profile_base_power(loaded, a.profile, report.base_power_origin);
     if (a.format != "table")  // the table says it in its first line; JSON and CSV have no place for it
@@ -106,13 +131,16 @@ int run_pareto(const ParetoArgs& a) {
   partition::ParetoOptions options;
   options.method = partition::parse_method(a.algorithm).value_or(partition::Method::dp);
   options.dp.threads = a.threads;
-  report.front = partition::pareto_front(profile, report.workload, report.model, options);
+  report.front = a.time_only ? time_optimal_front(profile, report.workload)
+                             : partition::pareto_front(profile, report.workload, report.model, options);
   if (report.front.empty())
     throw loop::InfeasibleError("workload " + a.workload + " cannot be split exactly with the sizes in " + a.profile +
                                 " (every non-zero part must be a size of its processor's profile)");
   report.load_balanced = partition::load_balanced(profile, report.workload, report.model);
 
-  if (a.format == "json")
+  if (a.time_only)
+    write_time_only(std::cout, report, a.format);
+  else if (a.format == "json")
     write_json(std::cout, report);
   else if (a.format == "csv")
     write_csv(std::cout, report);
@@ -152,6 +180,9 @@ void add_pareto(CLI::App& app, action& run) {
       ->check(CLI::IsMember({"dp", "paper", "brute-force"}))
       ->capture_default_str();
   cmd->add_option("--threads", args->threads, "Threads for the dp method (0: the hardware's)")->capture_default_str();
+  cmd->add_flag("--time-only", args->time_only,
+                "Time only: the time-optimal distribution, energy not compared (for a profile in which a processor "
+                "has no energy, measured or estimated)");
   cmd->callback([&run, args] { run = [args] { return run_pareto(*args); }; });
 }
 

@@ -72,7 +72,7 @@ struct EstimateEnvironment {
 
 struct CpuRating {
   double watts_per_core = 0.0;
-  std::string origin;  // "given (--cpu-power)", "Platinum 8480+: 350 W per package / 112 threads (...)"
+  std::string origin;  // "given by --cpu-power", "Platinum 8480+: 350 W per package / 112 threads (...)"
 };
 
 // The rating for this machine's CPU: given, else the table's. std::nullopt with `why` set when

@@ -4,8 +4,9 @@
 //
 // A CPU device whose RAPL counter cannot be read (no powercap, permission denied) gets an
 // estimated meter instead when its cores are known and a rating exists (estimate.hpp): given, or
-// from ctrl's table of rated CPUs. Measured when possible, estimated otherwise, absent only when
-// neither; the meter's info().provenance says which.
+// from ctrl's table of rated CPUs ("estimate:cpu:0-7 (3.125 W/core)": the rating is part of the
+// name). Measured when possible, estimated otherwise, absent only when neither; the meter's
+// info().provenance says which.
 #pragma once
 
 #include <filesystem>

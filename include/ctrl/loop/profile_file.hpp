@@ -87,6 +87,10 @@ ProfileFile parse_profile_file(const std::string& text, const std::string& path)
 // sums when no --base-power is given.
 std::vector<std::pair<std::string, double>> base_powers(const ProfileFile& file);
 
+// Each processor's energy provenance (its first row's; `ctrl profile` keeps them alike, refusing to
+// resume a file with another energy source), in the file's order of processors.
+std::vector<energy::Provenance> processor_provenance(const ProfileFile& file);
+
 // The processors of the file whose energy is neither measured nor estimated (energy_provenance
 // absent), in the file's order.
 std::vector<std::string> processors_without_energy(const ProfileFile& file);

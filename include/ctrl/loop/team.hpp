@@ -122,6 +122,7 @@ class Team final : public Platform {
   struct Member;
   energy::Clock& clock() const { return options_.clock ? *options_.clock : energy::steady_clock(); }
   RoundResult round(Problem& problem, const std::vector<Block>& blocks, int batch, double seconds);
+  void attach_meters();  // each processor's meter, measured or estimated, or why it has none
   std::vector<std::unique_ptr<Member>> members_;
   TeamOptions options_;
 };
