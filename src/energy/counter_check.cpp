@@ -65,7 +65,8 @@ std::optional<double> CounterCheck::ratio() const {
 
 bool CounterCheck::disagree() const {
   const auto r = ratio();
-  return r && std::fabs(*r - 1.0) > resolution;
+  // A counter of unknown update interval (resolution 0) is still allowed the rounding of a sum.
+  return r && std::fabs(*r - 1.0) > std::max(resolution, 1e-9);
 }
 
 CounterCheck check_counter(Meter& meter, Seconds window, Seconds interval, Clock& clock) {

@@ -51,6 +51,10 @@ std::string optional_number(const std::optional<double>& v) { return v ? number(
 std::string profile_header() { return header_of(ncols); }
 
 std::string format_profile_row(const ProfileRow& r) {
+  // What the reader refuses is not written: a source without provenance, or the reverse.
+  if ((r.energy_provenance == energy::Provenance::absent) != (r.energy_source == "none"))
+    throw UsageError(fmt::format("profile row of {} at size {}: energy_provenance {} with energy_source '{}'",
+                                 r.processor, r.size, energy::to_string(r.energy_provenance), r.energy_source));
   return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", io::csv_field(r.processor), r.size,
                      number(r.time), number(r.energy), r.reps, r.batch, number(r.time_ci),
                      optional_number(r.energy_ci), optional_number(r.energy_measured), optional_number(r.base_power),

@@ -30,7 +30,8 @@ void write_plots(const PlotFiles& files, const FrontReport& report, const loop::
   };
   write("--plot", files.front, [&] {
     EnergyCoverage coverage = energy_coverage(loaded);
-    coverage.time_only = report.time_only;
+    // Energy measured but not compared (--time-only); with none measured, the plot says that instead.
+    coverage.time_only = report.time_only && coverage.measured;
     return front_svg(report, coverage);
   });
   write("--plot-profile", files.profile, [&] { return profile_svg(loaded, report.profile_path); });

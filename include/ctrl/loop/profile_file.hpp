@@ -61,7 +61,8 @@ struct ProfileRow {
 
 // The header line, without the newline.
 std::string profile_header();
-// One row, without the newline (fields quoted where they hold commas or quotes).
+// One row, without the newline (fields quoted where they hold commas or quotes). UsageError for a
+// row whose energy_provenance is absent with a source, or present without one.
 std::string format_profile_row(const ProfileRow& row);
 
 // What an existing profile file holds.
