@@ -95,7 +95,7 @@ std::string total_row(const RunReport& r, index_t rows) {
 void write_energy_note(std::ostream& out, const RunReport& r) {
   const auto [with, without] = metered(r.outcome);
   if (with.empty()) {
-    out << "energy: absent on every processor — no sensor measures these devices here\n";
+    out << "energy: absent on every processor — neither measured nor estimated here (--cpu-power estimates a CPU's)\n";
     return;
   }
   out << "energy: dynamic energy of " << joined(with, ", ")
