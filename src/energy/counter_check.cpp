@@ -19,7 +19,9 @@ struct PowerSample {
   double watts = 0.0;
 };
 
-double seconds_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+double seconds_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
 
 // Power readings from `start` until `deadline`, one per `step` or as fast as the sensor answers.
 // Empty when the sensor has no power reading at all; DeviceError when it stops having one.

@@ -54,7 +54,8 @@ std::vector<CoreTicks> parse_proc_stat(std::string_view text, const std::string&
     const auto [p, ec] = std::from_chars(line.data() + 3, line.data() + name_end, t.core);
     const std::vector<std::uint64_t> v = numbers_after_name(line);
     if (ec != std::errc{} || p != line.data() + name_end || v.size() < 4)
-      throw DeviceError(fmt::format("{}:{}: expected 'cpuN user nice system idle ...', read '{}'", where, line_no, line));
+      throw DeviceError(
+          fmt::format("{}:{}: expected 'cpuN user nice system idle ...', read '{}'", where, line_no, line));
     // user, nice, system; then (idle, iowait: not busy) irq and softirq where the kernel has them.
     t.busy = v[0] + v[1] + v[2] + (v.size() > 5 ? v[5] : 0) + (v.size() > 6 ? v[6] : 0);
     out.push_back(t);
@@ -90,8 +91,9 @@ EstimatedCpuMeter::EstimatedCpuMeter(std::vector<int> cores, CpuRating rating, s
     throw UsageError("estimated CPU meter '" + name + "': a core is listed twice");
   check_watts_per_core(rating_.watts_per_core, env.option);
   info_.name = std::move(name);
-  info_.measures = fmt::format("{} {}: {:.4g} W per busy core ({}) x busy time from {}",
-                               cores_.size() == 1 ? "core" : "cores", format_core_list(cores_), rating_.watts_per_core, rating_.origin, proc_stat_.string());
+  info_.measures =
+      fmt::format("{} {}: {:.4g} W per busy core ({}) x busy time from {}", cores_.size() == 1 ? "core" : "cores",
+                  format_core_list(cores_), rating_.watts_per_core, rating_.origin, proc_stat_.string());
   info_.update_interval_s = seconds_per_tick_;  // busy time moves in whole clock ticks
   info_.has_power = false;
   info_.provenance = Provenance::estimated;
@@ -107,8 +109,8 @@ std::vector<std::uint64_t> EstimatedCpuMeter::read_busy() const {
   for (const int core : cores_) {
     const auto it = std::find_if(all.begin(), all.end(), [&](const CoreTicks& t) { return t.core == core; });
     if (it == all.end())
-      throw DeviceError(fmt::format("{}: {} has no line for core {} (is it offline?)", info_.name, proc_stat_.string(),
-                                    core));
+      throw DeviceError(
+          fmt::format("{}: {} has no line for core {} (is it offline?)", info_.name, proc_stat_.string(), core));
     busy.push_back(it->busy);
   }
   return busy;
@@ -119,9 +121,10 @@ std::optional<double> EstimatedCpuMeter::energy_j() {
   std::uint64_t ticks = 0;
   for (std::size_t i = 0; i < now.size(); ++i) {
     if (now[i] < origin_[i])
-      throw DeviceError(fmt::format("{}: the busy time of core {} went backwards ({} -> {} ticks in {}); was the core "
-                                    "taken offline?",
-                                    info_.name, cores_[i], origin_[i], now[i], proc_stat_.string()));
+      throw DeviceError(
+          fmt::format("{}: the busy time of core {} went backwards ({} -> {} ticks in {}); was the core "
+                      "taken offline?",
+                      info_.name, cores_[i], origin_[i], now[i], proc_stat_.string()));
     ticks += now[i] - origin_[i];
   }
   return rating_.watts_per_core * static_cast<double>(ticks) * seconds_per_tick_;

@@ -86,8 +86,8 @@ std::vector<RaplZone> device_zones(const DeviceSpec& d, const RaplScan& scan, st
       for (const RaplZone& z : scan.zones) {
         if (z.is_package()) seen += (seen.empty() ? "" : ", ") + z.name;
       }
-      throw DeviceError(cpu_label(d) + ": no RAPL zone package-" + std::to_string(p) + " under " +
-                        scan.root.string() + " (found: " + (seen.empty() ? "none" : seen) + ")");
+      throw DeviceError(cpu_label(d) + ": no RAPL zone package-" + std::to_string(p) + " under " + scan.root.string() +
+                        " (found: " + (seen.empty() ? "none" : seen) + ")");
     }
     zones.push_back(*pkg);
     if (d.with_dram) {

@@ -17,9 +17,12 @@ std::string no_sensor(std::string reason) {
 
 std::string_view to_string(Provenance p) noexcept {
   switch (p) {
-    case Provenance::measured: return "measured";
-    case Provenance::estimated: return "estimated";
-    case Provenance::absent: return "absent";
+    case Provenance::measured:
+      return "measured";
+    case Provenance::estimated:
+      return "estimated";
+    case Provenance::absent:
+      return "absent";
   }
   return "absent";
 }

@@ -102,10 +102,11 @@ std::string cpuinfo_model_name(std::string_view cpuinfo) {
 
 void check_watts_per_core(double watts, std::string_view option) {
   if (!std::isfinite(watts) || watts <= 0 || watts > max_watts_per_core)
-    throw UsageError(fmt::format("{} {:g}: the power of one busy CPU core, in watts, must be above 0 and at most {:g} "
-                                 "(a package's rated power divided by its hardware threads: 350 W for 112 threads "
-                                 "is {:.2f} W)",
-                                 option, watts, max_watts_per_core, 350.0 / 112));
+    throw UsageError(
+        fmt::format("{} {:g}: the power of one busy CPU core, in watts, must be above 0 and at most {:g} "
+                    "(a package's rated power divided by its hardware threads: 350 W for 112 threads "
+                    "is {:.2f} W)",
+                    option, watts, max_watts_per_core, 350.0 / 112));
 }
 
 std::optional<CpuRating> cpu_rating(const EstimateEnvironment& env, const FileReader& reader, std::string& why) {
@@ -116,15 +117,15 @@ std::optional<CpuRating> cpu_rating(const EstimateEnvironment& env, const FileRe
   const FileRead info = reader ? reader(env.cpuinfo) : read_small_file(env.cpuinfo);
   const std::string model = info.error == 0 ? cpuinfo_model_name(info.text) : std::string();
   if (const RatedCpu* cpu = model.empty() ? nullptr : find_rated_cpu(model))
-    return CpuRating{cpu->watts_per_thread(),
-                     fmt::format("{}: {:g} W per package / {} threads ({})", cpu->model, cpu->package_w, cpu->threads,
-                                 cpu->source)};
+    return CpuRating{cpu->watts_per_thread(), fmt::format("{}: {:g} W per package / {} threads ({})", cpu->model,
+                                                          cpu->package_w, cpu->threads, cpu->source)};
   const std::string what = info.error != 0 ? describe_read_error(env.cpuinfo, info.error)
                            : model.empty() ? env.cpuinfo.string() + " names no CPU model"
                                            : "CPU '" + model + "' is not in ctrl's table of rated CPUs";
-  why = fmt::format("{}: give {} WATTS (the power of one busy core: the package's rated power / its hardware "
-                    "threads) to estimate it",
-                    what, env.option);
+  why = fmt::format(
+      "{}: give {} WATTS (the power of one busy core: the package's rated power / its hardware "
+      "threads) to estimate it",
+      what, env.option);
   return std::nullopt;
 }
 

@@ -73,8 +73,8 @@ std::vector<energy::Provenance> provenance_of_processors(const json& j, const Fr
     if (!j.contains(name)) throw UsageError(fmt::format("{}: energy_provenance has no value for {}", path, name));
     const auto p = energy::parse_provenance(j.at(name).get<std::string>());
     if (!p)
-      throw UsageError(fmt::format("{}: energy_provenance of {} is {}, none of measured, estimated, absent", path,
-                                   name, j.at(name).dump()));
+      throw UsageError(fmt::format("{}: energy_provenance of {} is {}, none of measured, estimated, absent", path, name,
+                                   j.at(name).dump()));
     out.push_back(*p);
   }
   return out;

@@ -70,9 +70,10 @@ void plan_from_front(Plan& plan, const PlanRequest& r, const Source& src) {
   plan.processors = f.processors;
   plan.model = f.model;
   if (f.time_only && r.pick->kind == Pick::least_energy)
-    throw UsageError(fmt::format("{} is a front of time only (`ctrl pareto --time-only`): it has no least-energy "
-                                 "point; pick fastest",
-                                 r.front));
+    throw UsageError(
+        fmt::format("{} is a front of time only (`ctrl pareto --time-only`): it has no least-energy "
+                    "point; pick fastest",
+                    r.front));
   if (src.profile && src.profile->names() != f.processors)
     throw UsageError(fmt::format("the processors of {} differ from those of {}", r.front, r.profile));
   if (r.pick->kind == Pick::load_balanced) {
@@ -180,7 +181,8 @@ Plan plan_run(const Workload& app, const PlanRequest& r) {
   plan.profile = r.profile;
   if (!r.split.empty()) plan_from_split(plan, r);
   else if (!r.front.empty()) plan_from_front(plan, r, src);
-  else plan_from_profile(plan, r, src);
+  else
+    plan_from_profile(plan, r, src);
   index_t m = 0;
   try {
     m = plan.total_rows();

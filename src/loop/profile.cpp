@@ -40,10 +40,11 @@ std::string source_mismatch(const ProfileRequest& req, const ProfileFile& existi
     const auto row = std::find_if(existing.rows.begin(), existing.rows.end(),
                                   [&](const ProfileRow& r) { return r.processor == info.name; });
     if (row == existing.rows.end() || row->energy_source == info.energy_source) continue;
-    return fmt::format("--out {} has the energy of {} from '{}'; this command has it from '{}'{}: resume with the "
-                       "same energy source (the same --cpu-power, the same permissions), or choose another --out",
-                       req.out, info.name, row->energy_source, info.energy_source,
-                       info.has_energy() ? "" : " (" + info.energy_absent + ")");
+    return fmt::format(
+        "--out {} has the energy of {} from '{}'; this command has it from '{}'{}: resume with the "
+        "same energy source (the same --cpu-power, the same permissions), or choose another --out",
+        req.out, info.name, row->energy_source, info.energy_source,
+        info.has_energy() ? "" : " (" + info.energy_absent + ")");
   }
   return {};
 }
@@ -205,9 +206,10 @@ ProfileOutcome run_profile(const Workload& app, const ProfileRequest& req, Platf
                            info.name));
     }
     if (!info.has_energy())
-      obs.note(fmt::format("{}: energy absent ({}); its energy column is 0 with energy_source=none, and `ctrl pareto` "
-                           "will compare time only",
-                           info.name, info.energy_absent));
+      obs.note(
+          fmt::format("{}: energy absent ({}); its energy column is 0 with energy_source=none, and `ctrl pareto` "
+                      "will compare time only",
+                      info.name, info.energy_absent));
     else if (info.energy_provenance == energy::Provenance::estimated)
       obs.note(fmt::format("{}: energy estimated, not measured: {}", info.name, info.energy_measures));
   }

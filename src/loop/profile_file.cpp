@@ -23,10 +23,12 @@ namespace ctrl::loop {
 
 namespace {
 
-constexpr const char* columns[] = {"processor",     "size",     "time",          "energy",    "reps",
-                                   "batch",         "time_ci",  "energy_ci",     "energy_measured",
-                                   "base_power",    "energy_source", "energy_provenance", "converged",
-                                   "gflops",        "app",      "cols"};
+constexpr const char* columns[] = {"processor",  "size",          "time",
+                                   "energy",     "reps",          "batch",
+                                   "time_ci",    "energy_ci",     "energy_measured",
+                                   "base_power", "energy_source", "energy_provenance",
+                                   "converged",  "gflops",        "app",
+                                   "cols"};
 constexpr std::size_t ncols = std::size(columns);
 // The columns before energy_provenance existed (a profile written by ctrl 0.x before estimates):
 // the same without it. Such files are read, their energies taken as measured where they have a
@@ -56,10 +58,10 @@ std::string format_profile_row(const ProfileRow& r) {
     throw UsageError(fmt::format("profile row of {} at size {}: energy_provenance {} with energy_source '{}'",
                                  r.processor, r.size, energy::to_string(r.energy_provenance), r.energy_source));
   return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", io::csv_field(r.processor), r.size,
-                     number(r.time), number(r.energy), r.reps, r.batch, number(r.time_ci),
-                     optional_number(r.energy_ci), optional_number(r.energy_measured), optional_number(r.base_power),
-                     io::csv_field(r.energy_source), energy::to_string(r.energy_provenance), r.converged ? 1 : 0,
-                     number(r.gflops), io::csv_field(r.app), r.cols);
+                     number(r.time), number(r.energy), r.reps, r.batch, number(r.time_ci), optional_number(r.energy_ci),
+                     optional_number(r.energy_measured), optional_number(r.base_power), io::csv_field(r.energy_source),
+                     energy::to_string(r.energy_provenance), r.converged ? 1 : 0, number(r.gflops),
+                     io::csv_field(r.app), r.cols);
 }
 
 namespace {
@@ -150,8 +152,8 @@ energy::Provenance provenance_of(const RowFields& f, std::size_t n, const std::s
     throw UsageError(fmt::format("{}: energy_provenance '{}' is none of measured, estimated, absent", f.where(),
                                  f[provenance_column]));
   if ((*p == energy::Provenance::absent) != (source == "none"))
-    throw UsageError(fmt::format("{}: energy_provenance {} with energy_source '{}'", f.where(), f[provenance_column],
-                                 source));
+    throw UsageError(
+        fmt::format("{}: energy_provenance {} with energy_source '{}'", f.where(), f[provenance_column], source));
   return *p;
 }
 
@@ -210,12 +212,14 @@ ProfileFile parse_profile_file(const std::string& text, const std::string& path)
     // An interruption of the very first write: appending to it would make a file that no reader
     // takes, and rewriting it would hide that this is not the file the user thinks.
     if (lines.size() == 1 && !last_complete && profile_header().rfind(lines.front(), 0) == 0)
-      throw UsageError(fmt::format("{}:1: the header is cut short (an interrupted first write): not a profile to "
-                                   "resume; remove it or choose another --out",
-                                   path));
-    throw UsageError(fmt::format("{}:1: not a profile written by `ctrl profile` (the header must be '{}'); move it "
-                                 "away or choose another --out",
-                                 path, profile_header()));
+      throw UsageError(
+          fmt::format("{}:1: the header is cut short (an interrupted first write): not a profile to "
+                      "resume; remove it or choose another --out",
+                      path));
+    throw UsageError(
+        fmt::format("{}:1: not a profile written by `ctrl profile` (the header must be '{}'); move it "
+                    "away or choose another --out",
+                    path, profile_header()));
   }
   pf.earlier_format = n != ncols;
   // The last line without a newline was cut by an interruption: it is dropped, not parsed.
@@ -331,7 +335,8 @@ std::vector<std::pair<std::string, double>> base_powers(const ProfileFile& file)
 std::vector<energy::Provenance> processor_provenance(const ProfileFile& file) {
   std::vector<energy::Provenance> out;
   for (const auto& name : file.processors) {
-    const auto row = std::find_if(file.rows.begin(), file.rows.end(), [&](const ProfileRow& r) { return r.processor == name; });
+    const auto row =
+        std::find_if(file.rows.begin(), file.rows.end(), [&](const ProfileRow& r) { return r.processor == name; });
     out.push_back(row == file.rows.end() ? energy::Provenance::absent : row->energy_provenance);
   }
   return out;
@@ -369,15 +374,17 @@ void require_energy(const ProfileFile& file, const std::string& path, const std:
   }
   std::string remedy;
   if (!cpus.empty())
-    remedy += fmt::format("; for {}, profile again with --cpu-power WATTS (the power of one busy core) to estimate "
-                          "{} energy",
-                          cpus, cpus.find(',') == std::string::npos ? "its" : "their");
+    remedy += fmt::format(
+        "; for {}, profile again with --cpu-power WATTS (the power of one busy core) to estimate "
+        "{} energy",
+        cpus, cpus.find(',') == std::string::npos ? "its" : "their");
   if (!others.empty()) remedy += fmt::format("; for {}, no estimate exists: only a sensor measures it", others);
-  throw MissingEnergyError(fmt::format("{}: {} {} no energy, neither measured nor estimated (energy_source none): a "
-                                       "front of time and energy would count {} as free{}; or ask for time only with "
-                                       "{}",
-                                       path, fmt::join(missing, ", "), missing.size() == 1 ? "has" : "have",
-                                       missing.size() == 1 ? "it" : "them", remedy, time_only));
+  throw MissingEnergyError(
+      fmt::format("{}: {} {} no energy, neither measured nor estimated (energy_source none): a "
+                  "front of time and energy would count {} as free{}; or ask for time only with "
+                  "{}",
+                  path, fmt::join(missing, ", "), missing.size() == 1 ? "has" : "have",
+                  missing.size() == 1 ? "it" : "them", remedy, time_only));
 }
 
 partition::Profile to_partition_profile(const ProfileFile& file) {

@@ -82,8 +82,8 @@ class Mpi : public ::testing::Test {
 
 // The CPU's energy estimated at 5 W per busy core where no counter measures it, so that the
 // profile's front compares energies whatever this machine has (and provenance crosses the ranks).
-const std::vector<std::string> quick = {"--min-round", "0.002", "--max-reps", "4", "--progress", "plain",
-                                        "--cpu-power", "5", "--min-window", "0.02"};
+const std::vector<std::string> quick = {"--min-round", "0.002", "--max-reps",   "4",   "--progress", "plain",
+                                        "--cpu-power", "5",     "--min-window", "0.02"};
 
 std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
   a.insert(a.end(), b.begin(), b.end());

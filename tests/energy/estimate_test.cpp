@@ -22,10 +22,18 @@ bool contains(const std::string& s, const std::string& part) { return s.find(par
 // A /proc/stat of four cores; busy = user + nice + system + irq + softirq of each line.
 std::string proc_stat(unsigned long long busy1, unsigned long long busy3, unsigned long long idle = 5000) {
   return "cpu  9000 0 0 20000 0 0 0 0 0 0\n"
-         "cpu0 1000 0 0 " + std::to_string(idle) + " 7 0 0 0 0 0\n"
-         "cpu1 " + std::to_string(busy1) + " 0 0 " + std::to_string(idle) + " 0 0 0 0 0 0\n"
-         "cpu2 0 0 0 " + std::to_string(idle) + " 0 0 0 0 0 0\n"
-         "cpu3 " + std::to_string(busy3) + " 0 0 " + std::to_string(idle) + " 0 0 0 0 0 0\n"
+         "cpu0 1000 0 0 " +
+         std::to_string(idle) +
+         " 7 0 0 0 0 0\n"
+         "cpu1 " +
+         std::to_string(busy1) + " 0 0 " + std::to_string(idle) +
+         " 0 0 0 0 0 0\n"
+         "cpu2 0 0 0 " +
+         std::to_string(idle) +
+         " 0 0 0 0 0 0\n"
+         "cpu3 " +
+         std::to_string(busy3) + " 0 0 " + std::to_string(idle) +
+         " 0 0 0 0 0 0\n"
          "intr 12345 0 0\nctxt 999\n";
 }
 
@@ -54,11 +62,12 @@ TEST(Provenance, NamesRoundTripAndNoMeterIsAbsent) {
 }
 
 TEST(ProcStat, BusyIsUserNiceSystemIrqSoftirqPerCore) {
-  const auto t = ce::parse_proc_stat("cpu  1 2 3 4 5 6 7 8 9 10\n"
-                                     "cpu0 10 20 30 999 888 40 50 777 0 0\n"
-                                     "cpu12 1 1 1 1\n"  // an old kernel: four columns
-                                     "intr 1 2 3\n",
-                                     "/proc/stat");
+  const auto t = ce::parse_proc_stat(
+      "cpu  1 2 3 4 5 6 7 8 9 10\n"
+      "cpu0 10 20 30 999 888 40 50 777 0 0\n"
+      "cpu12 1 1 1 1\n"  // an old kernel: four columns
+      "intr 1 2 3\n",
+      "/proc/stat");
   ASSERT_EQ(t.size(), 2U);
   EXPECT_EQ(t[0].core, 0);
   EXPECT_EQ(t[0].busy, 10U + 20 + 30 + 40 + 50);  // idle, iowait and steal are not busy

@@ -63,7 +63,8 @@ std::pair<bool, std::string> front_error(const std::string& text) {
 // index_t, which is undefined behaviour (UBSan: "outside the range of representable values").
 TEST(FuzzProfileFile, ASizeBeyondIndexTIsRefused) {
   const std::string message = profile_file_error(
-      profile_header() + "\n\"host \"\"a\"\",b/cpu:0\",92233720368547758078,1,1,3,1,0,,,,none,absent,0,1,\"dgemm, x\",16\n");
+      profile_header() +
+      "\n\"host \"\"a\"\",b/cpu:0\",92233720368547758078,1,1,3,1,0,,,,none,absent,0,1,\"dgemm, x\",16\n");
   EXPECT_NE(message.find(":2: the size '92233720368547758078' is too large"), std::string::npos) << message;
 }
 

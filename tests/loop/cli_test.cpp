@@ -40,8 +40,8 @@ using Result = ctrl::test::CommandResult;
 // Small and quick: a profile with tiny sizes on the two cores of the CI machine. The CPU's energy
 // is estimated at 5 W per busy core where no counter measures it (RAPL, where there is one, wins),
 // so that every profile has energy for its front, whatever this machine has.
-const std::vector<std::string> quick = {"--min-round", "0.002", "--max-reps", "4", "--progress", "plain",
-                                        "--cpu-power", "5", "--min-window", "0.02"};
+const std::vector<std::string> quick = {"--min-round", "0.002", "--max-reps",   "4",   "--progress", "plain",
+                                        "--cpu-power", "5",     "--min-window", "0.02"};
 
 class Cli : public ::testing::Test {
  protected:
@@ -122,8 +122,8 @@ TEST_F(Cli, CpuPowerIsCheckedAndEstimatesAreLabelled) {
     EXPECT_EQ(r.code, 2) << bad << ": " << r.err;
     EXPECT_NE(r.err.find("--cpu-power"), std::string::npos) << r.err;
   }
-  const Result p = run({"profile", "dgemm", "--device", "cpu:0", "--sizes", "4", "--out", path("p.csv"), "--cpu-power",
-                        "500"});
+  const Result p =
+      run({"profile", "dgemm", "--device", "cpu:0", "--sizes", "4", "--out", path("p.csv"), "--cpu-power", "500"});
   EXPECT_EQ(p.code, 2) << p.err;
   EXPECT_FALSE(fs::exists(path("p.csv")));
 
@@ -139,7 +139,8 @@ TEST_F(Cli, CpuPowerIsCheckedAndEstimatesAreLabelled) {
       estimate_listed = true;
       EXPECT_TRUE(m.at("present").get<bool>()) << m;
       EXPECT_EQ(m.at("provenance"), "estimated");
-      EXPECT_NE(m.at("measures").get<std::string>().find("5 W per busy core (given by --cpu-power)"), std::string::npos);
+      EXPECT_NE(m.at("measures").get<std::string>().find("5 W per busy core (given by --cpu-power)"),
+                std::string::npos);
     }
   EXPECT_TRUE(estimate_listed) << j.out;
   const Result t = run({"devices", "--cpu-power", "5"});
@@ -155,13 +156,13 @@ TEST_F(Cli, EstimatedEnergyIsLabelledFromProfileToRun) {
   if (csv.find(",measured,") != std::string::npos) GTEST_SKIP() << "this machine measures its CPU (RAPL)";
   EXPECT_NE(csv.find(",estimate:cpu:0 (5 W/core),estimated,"), std::string::npos) << csv;
   EXPECT_NE(slurp(path("front.json")).find("\"cpu:0\": \"estimated\""), std::string::npos);
-  const Result r = run({"run", "dgemm", "--front", path("front.json"), "--pick", "least-energy", "--profile",
-                        path("p.csv")},
-                       quick);
+  const Result r =
+      run({"run", "dgemm", "--front", path("front.json"), "--pick", "least-energy", "--profile", path("p.csv")}, quick);
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("(estimated: estimate:cpu:"), std::string::npos) << r.out;
-  const Result again = run({"profile", "dgemm", "--device", "cpu:0", "--device", "cpu:1", "--sizes", "4:20:4", "--cols",
-                            "32", "--out", path("p.csv"), "--min-round", "0.002", "--max-reps", "4", "--cpu-power", "7"});
+  const Result again =
+      run({"profile", "dgemm", "--device", "cpu:0", "--device", "cpu:1", "--sizes", "4:20:4", "--cols", "32", "--out",
+           path("p.csv"), "--min-round", "0.002", "--max-reps", "4", "--cpu-power", "7"});
   EXPECT_EQ(again.code, 2) << again.err;
   EXPECT_NE(again.err.find("resume with the same energy source (the same --cpu-power"), std::string::npos) << again.err;
   EXPECT_EQ(slurp(path("p.csv")), csv);

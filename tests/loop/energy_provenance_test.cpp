@@ -90,7 +90,8 @@ TEST(TeamEnergy, GroupsSharingAPackageAreEstimatedWhereRated) {
   Team unrated({parse_device("cpu:0"), parse_device("cpu:1")}, o);
   for (std::size_t i = 0; i < 2; ++i) {
     EXPECT_EQ(unrated.info(i).energy_provenance, energy::Provenance::absent);
-    EXPECT_TRUE(contains(unrated.info(i).energy_absent, "cannot be told apart; no estimate: ")) << unrated.info(i).energy_absent;
+    EXPECT_TRUE(contains(unrated.info(i).energy_absent, "cannot be told apart; no estimate: "))
+        << unrated.info(i).energy_absent;
   }
   o.meters.estimate.watts_per_core = 2.0;
   Team rated({parse_device("cpu:0"), parse_device("cpu:1")}, o);
@@ -145,7 +146,8 @@ std::string profile_text(const std::string& cpu_source, energy::Provenance cpu) 
 
 TEST_F(ProvenanceFiles, TheColumnIsWrittenAndReadBack) {
   EXPECT_TRUE(contains(profile_header(), ",energy_source,energy_provenance,converged,"));
-  const ProfileFile pf = parse_profile_file(profile_text("estimate:cpu:0-3 (3 W/core)", energy::Provenance::estimated), "p.csv");
+  const ProfileFile pf =
+      parse_profile_file(profile_text("estimate:cpu:0-3 (3 W/core)", energy::Provenance::estimated), "p.csv");
   EXPECT_FALSE(pf.earlier_format);
   EXPECT_EQ(pf.rows[0].energy_provenance, energy::Provenance::estimated);
   EXPECT_EQ(pf.rows[1].energy_provenance, energy::Provenance::measured);
@@ -214,7 +216,8 @@ TEST_F(ProvenanceFiles, AFrontByEnergyIsRefusedWhereAProcessorHasNone) {
   }
   // A GPU without a counter has no estimate to offer.
   std::string text = profile_header() + "\n";
-  for (index_t s = 1; s <= 2; ++s) text += format_profile_row(row("cuda:0", s, "none", energy::Provenance::absent)) + "\n";
+  for (index_t s = 1; s <= 2; ++s)
+    text += format_profile_row(row("cuda:0", s, "none", energy::Provenance::absent)) + "\n";
   try {
     require_energy(parse_profile_file(text, "g.csv"), "g.csv", "--time-only");
     FAIL() << "cuda:0 has no energy";

@@ -340,7 +340,8 @@ TEST_P(Cli, TheFrontSaysWhichEnergiesAreEstimated) {
     const std::string size = std::to_string(k), cpu_t = std::to_string(k) + ".0", gpu_t = std::to_string(0.5 * k);
     text += "cpu:0," + size + "," + cpu_t + "," + std::to_string(2 * k) +
             ",5,1,0.01,0.05,1,0.2,estimate:cpu:0 (3 W/core),estimated,1,1.5,dgemm,64\n";
-    text += "cuda:0," + size + "," + gpu_t + "," + std::to_string(1.5 * k) + ",5,1,0.01,0.02,1,55,nvml:0,measured,1,3,dgemm,64\n";
+    text += "cuda:0," + size + "," + gpu_t + "," + std::to_string(1.5 * k) +
+            ",5,1,0.01,0.02,1,55,nvml:0,measured,1,3,dgemm,64\n";
   }
   const fs::path estimated = dir_ / "estimated.csv";
   std::ofstream(estimated) << text;

@@ -78,7 +78,8 @@ std::string meter_text(const MeterState& s) {
 // A line of the "Energy meters" section.
 std::string listing_text(const energy::MeterListing& l) {
   if (!l.present) return fmt::format("  {:<24} {}\n", l.name, l.reason);
-  if (l.provenance == energy::Provenance::estimated) return fmt::format("  {:<24} {} (estimated)\n", l.name, l.measures);
+  if (l.provenance == energy::Provenance::estimated)
+    return fmt::format("  {:<24} {} (estimated)\n", l.name, l.measures);
   return fmt::format("  {:<24} {} (updates every {:g} s)\n", l.name, l.measures, l.update_interval_s);
 }
 
@@ -167,8 +168,11 @@ int run_devices(const DevicesArgs& a, Job& job) {
     }
     nlohmann::ordered_json meters = nlohmann::ordered_json::array();
     for (const auto& l : m.meters) {
-      nlohmann::ordered_json j{{"name", l.name}, {"measures", l.measures}, {"present", l.present},
-                               {"provenance", energy::to_string(l.present ? l.provenance : energy::Provenance::absent)}};
+      nlohmann::ordered_json j{
+          {"name", l.name},
+          {"measures", l.measures},
+          {"present", l.present},
+          {"provenance", energy::to_string(l.present ? l.provenance : energy::Provenance::absent)}};
       if (l.present) j["update_interval_s"] = l.update_interval_s;
       else j["reason"] = l.reason;
       meters.push_back(j);

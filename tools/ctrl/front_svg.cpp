@@ -144,8 +144,8 @@ std::string processor_list(const FrontReport& r, const EnergyCoverage& c, double
     const bool lacks = i < c.metered.size() && !c.metered[i];
     const bool estimated = i < c.estimated.size() && c.estimated[i];
     svg += text(legend_x + 8, y,
-                r.processors[i] + (estimated ? "  (energy estimated)"
-                                   : !lacks  ? ""
+                r.processors[i] + (estimated        ? "  (energy estimated)"
+                                   : !lacks         ? ""
                                    : c.from_sensors ? "  (no energy sensor)"
                                                     : "  (energy 0: not measured)"),
                 grey);
@@ -289,7 +289,7 @@ bool any_energy(const FrontReport& r) {
 
 std::string front_svg(const FrontReport& report, const EnergyCoverage& coverage) {
   return coverage.measured && !coverage.time_only && any_energy(report) ? energy_plot(report, coverage)
-                                                                       : time_only_plot(report, coverage);
+                                                                        : time_only_plot(report, coverage);
 }
 
 }  // namespace ctrl::tool

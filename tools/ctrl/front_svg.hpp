@@ -27,7 +27,7 @@ struct EnergyCoverage {
                               // energy_source), not only whether its energies are non-zero
   bool measured = true;       // false: no processor measured a non-zero energy
   std::vector<bool> estimated;  // per processor: its energy is estimated, not measured (empty: none is)
-  bool time_only = false;     // --time-only: energy not compared, whatever was measured
+  bool time_only = false;       // --time-only: energy not compared, whatever was measured
 };
 
 std::string front_svg(const FrontReport& report, const EnergyCoverage& coverage = {});

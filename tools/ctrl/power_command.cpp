@@ -160,8 +160,10 @@ int run_idle(std::vector<DeviceMeter>& meters, double seconds, const std::string
   on_every_meter(meters, [&](std::size_t i, energy::Meter& m) {
     rows[i].result = energy::measure_base_power(m, energy::Seconds(seconds));
   });
-  if (format == "json") write_idle_json(rows);
-  else write_idle_table(rows, seconds);
+  if (format == "json")
+    write_idle_json(rows);
+  else
+    write_idle_table(rows, seconds);
   return exit_ok;
 }
 
@@ -174,21 +176,24 @@ int run_check(std::vector<DeviceMeter>& meters, double seconds, double interval_
   on_every_meter(meters, [&](std::size_t i, energy::Meter& m) {
     rows[i].check = energy::check_counter(m, energy::Seconds(seconds), energy::Seconds(interval_s));
   });
-  if (format == "json") std::cout << check_json(rows, seconds, interval_s);
-  else write_check_table(std::cout, rows, seconds, interval_s);
+  if (format == "json")
+    std::cout << check_json(rows, seconds, interval_s);
+  else
+    write_check_table(std::cout, rows, seconds, interval_s);
   return exit_ok;
 }
 
 int run_power(const PowerArgs& a) {
   if (a.idle == a.check)
-    throw exit_error(exit_bad_input, "power: say what to measure: --idle (the base power of each device) or --check "
-                                     "(each energy counter against its integrated power readings)");
+    throw exit_error(exit_bad_input,
+                     "power: say what to measure: --idle (the base power of each device) or --check "
+                     "(each energy counter against its integrated power readings)");
   const double seconds = a.seconds.value_or(a.idle ? 2.0 : 10.0);
   if (!(seconds > 0) || !std::isfinite(seconds))
     throw exit_error(exit_bad_input, fmt::format("--seconds {}: a positive number of seconds is needed", seconds));
   if (!(a.interval_ms > 0) || !std::isfinite(a.interval_ms))
-    throw exit_error(exit_bad_input, fmt::format("--interval-ms {}: a positive number of milliseconds is needed",
-                                                 a.interval_ms));
+    throw exit_error(exit_bad_input,
+                     fmt::format("--interval-ms {}: a positive number of milliseconds is needed", a.interval_ms));
   prefer_pci_order_for_cuda();
   std::vector<DeviceMeter> meters = open_meters(a);
   return a.idle ? run_idle(meters, seconds, a.format) : run_check(meters, seconds, a.interval_ms * 1e-3, a.format);

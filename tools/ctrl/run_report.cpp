@@ -51,8 +51,10 @@ std::vector<std::string> covered(const loop::RunOutcome& o) {
 std::pair<std::vector<std::string>, std::vector<std::string>> metered(const loop::RunOutcome& o) {
   std::vector<std::string> with, without;
   for (const auto& r : o.processors) {
-    if (!r.energy) without.push_back(r.name + " (" + r.energy_absent + ")");
-    else with.push_back(r.name + (estimated(r) ? " (estimated: " + r.energy_source + ")" : ""));
+    if (!r.energy)
+      without.push_back(r.name + " (" + r.energy_absent + ")");
+    else
+      with.push_back(r.name + (estimated(r) ? " (estimated: " + r.energy_source + ")" : ""));
   }
   return {with, without};
 }
@@ -123,13 +125,16 @@ std::string run_json(const RunReport& r) {
            {"batch", o.measured.batch},
            {"converged", o.measured.converged},
            {"processors", procs}};
-  doc["total"] = {{"time", {{"measured", estimate(o.measured.wall)}, {"predicted", optional(t.time_predicted)},
-                            {"error", optional(relative(o.measured.wall.mean, t.time_predicted))}}},
-                  {"energy", {{"kind", t.total_energy ? "total" : "dynamic"},
-                              {"measured", optional(t.energy_measured)},
-                              {"predicted", optional(t.energy_predicted)},
-                              {"error", optional(relative(t.energy_measured, t.energy_predicted))},
-                              {"covers", covered(o)}}}};
+  doc["total"] = {{"time",
+                   {{"measured", estimate(o.measured.wall)},
+                    {"predicted", optional(t.time_predicted)},
+                    {"error", optional(relative(o.measured.wall.mean, t.time_predicted))}}},
+                  {"energy",
+                   {{"kind", t.total_energy ? "total" : "dynamic"},
+                    {"measured", optional(t.energy_measured)},
+                    {"predicted", optional(t.energy_predicted)},
+                    {"error", optional(relative(t.energy_measured, t.energy_predicted))},
+                    {"covers", covered(o)}}}};
   doc["check"] = {{"ok", o.check.ok}, {"worst", o.check.worst}, {"rows", o.check.rows_checked},
                   {"method", o.check.method}, {"detail", o.check.detail}};
   return doc.dump(2) + "\n";

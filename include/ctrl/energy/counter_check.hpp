@@ -22,14 +22,14 @@ namespace ctrl::energy {
 
 struct CounterCheck {
   std::string meter;
-  std::string absent_reason;          // why nothing was compared (no sensor, no power readings)
-  double seconds = 0.0;               // between the counter's first and last reading
-  double counter_j = 0.0;             // energy_j() difference over the window
-  double integrated_j = 0.0;          // power_w() samples integrated over the same window
-  std::size_t samples = 0;            // power readings taken
-  double max_gap_s = 0.0;             // the longest time between two power readings
+  std::string absent_reason;  // why nothing was compared (no sensor, no power readings)
+  double seconds = 0.0;       // between the counter's first and last reading
+  double counter_j = 0.0;     // energy_j() difference over the window
+  double integrated_j = 0.0;  // power_w() samples integrated over the same window
+  std::size_t samples = 0;    // power readings taken
+  double max_gap_s = 0.0;     // the longest time between two power readings
   std::optional<double> min_power_w, max_power_w;
-  double resolution = 0.0;            // relative error the counter's update interval allows (2 dt / T)
+  double resolution = 0.0;  // relative error the counter's update interval allows (2 dt / T)
 
   [[nodiscard]] bool compared() const { return absent_reason.empty(); }
   // counter / integrated; std::nullopt when nothing was compared or the integral is 0.
@@ -45,8 +45,7 @@ struct CounterCheck {
 // (RAPL, estimates) or an absent one returns at once with absent_reason set. UsageError when
 // window or interval is not positive; DeviceError when the sensor fails meanwhile. `clock` times
 // the window and stamps every reading.
-[[nodiscard]] CounterCheck check_counter(Meter& meter, Seconds window,
-                                         Seconds interval = std::chrono::milliseconds{10},
+[[nodiscard]] CounterCheck check_counter(Meter& meter, Seconds window, Seconds interval = std::chrono::milliseconds{10},
                                          Clock& clock = steady_clock());
 
 }  // namespace ctrl::energy

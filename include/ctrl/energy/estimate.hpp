@@ -63,11 +63,11 @@ void check_watts_per_core(double watts, std::string_view option = "--cpu-power")
 
 // Where an estimate's inputs come from; tests point the files at fixtures.
 struct EstimateEnvironment {
-  std::optional<double> watts_per_core;      // given: W per busy logical core; empty: the table's
-  std::string option = "--cpu-power";        // how messages name the way to give it
+  std::optional<double> watts_per_core;  // given: W per busy logical core; empty: the table's
+  std::string option = "--cpu-power";    // how messages name the way to give it
   std::filesystem::path proc_stat = default_proc_stat;
   std::filesystem::path cpuinfo = default_cpuinfo;
-  long ticks_per_second = 0;                 // /proc/stat's unit (USER_HZ); 0: sysconf(_SC_CLK_TCK)
+  long ticks_per_second = 0;  // /proc/stat's unit (USER_HZ); 0: sysconf(_SC_CLK_TCK)
 };
 
 struct CpuRating {

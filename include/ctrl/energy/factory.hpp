@@ -40,8 +40,7 @@ struct DeviceSpec {
   std::string label;           // for messages and NoMeter names; defaults from kind
 
   [[nodiscard]] static DeviceSpec none(std::string label = "none");
-  [[nodiscard]] static DeviceSpec cpu(std::vector<int> packages, bool with_dram = true,
-                                      std::vector<int> cores = {});
+  [[nodiscard]] static DeviceSpec cpu(std::vector<int> packages, bool with_dram = true, std::vector<int> cores = {});
   [[nodiscard]] static DeviceSpec nvidia(unsigned gpu_index);
 };
 
@@ -49,7 +48,7 @@ struct DeviceSpec {
 struct MeterEnvironment {
   std::filesystem::path powercap_root = default_powercap_root;
   std::string nvml_library = default_nvml_library;
-  FileReader reader;           // RAPL, /proc/stat and /proc/cpuinfo reads; empty: read_small_file
+  FileReader reader;             // RAPL, /proc/stat and /proc/cpuinfo reads; empty: read_small_file
   EstimateEnvironment estimate;  // the CPU estimate's rating and files
 };
 

@@ -43,7 +43,7 @@ struct ProcessorInfo {
   DeviceSpec spec;
   std::string name;                   // spec.str(): the processor's name in profiles and fronts
   std::string description;            // the controller's own description
-  std::string energy_source = "none"; // the meter ("nvml:0", "estimate:cpu:0-7"), or "none"
+  std::string energy_source = "none";  // the meter ("nvml:0", "estimate:cpu:0-7"), or "none"
   std::string energy_absent;          // "no sensor: ..." when energy_source is "none"
   energy::Provenance energy_provenance = energy::Provenance::absent;
   std::string energy_measures;        // what the meter covers, and for an estimate its model
