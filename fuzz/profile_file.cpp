@@ -21,8 +21,8 @@ bool same(const ctrl::loop::ProfileRow& a, const ctrl::loop::ProfileRow& b) {
   return a.processor == b.processor && a.size == b.size && same(a.time, b.time) && same(a.energy, b.energy) &&
          a.reps == b.reps && a.batch == b.batch && same(a.time_ci, b.time_ci) && same(a.energy_ci, b.energy_ci) &&
          same(a.energy_measured, b.energy_measured) && same(a.base_power, b.base_power) &&
-         a.energy_source == b.energy_source && a.converged == b.converged && same(a.gflops, b.gflops) &&
-         a.app == b.app && a.cols == b.cols;
+         a.energy_source == b.energy_source && a.energy_provenance == b.energy_provenance &&
+         a.converged == b.converged && same(a.gflops, b.gflops) && a.app == b.app && a.cols == b.cols;
 }
 
 }  // namespace

@@ -7,7 +7,8 @@
 # Usage: tools/demo.sh BUILD_DIR [loop | case-studies | all]   (outputs go to BUILD_DIR/demo/)
 #   loop needs only the ctrl tool; case-studies the case-study programs (./run demo builds the
 #   tool, runs the loop, then builds the programs: the first results come before the long build).
-# Environment: CTRL_DEMO_GROUPS, the number of CPU groups to profile (default 2).
+# Environment: CTRL_DEMO_GROUPS, the number of CPU groups to profile (default 2); CTRL_CPU_POWER,
+# watts per busy CPU core to estimate the CPU's energy where no counter measures it (docs/energy.md).
 set -euo pipefail
 build=${1:?usage: tools/demo.sh BUILD_DIR [loop | case-studies | all]}
 part=${2:-all}
@@ -36,29 +37,33 @@ loop() {
   fi
   profile=$out/dgemm-profile.csv
   rm -f "$profile"  # a fresh profile each time (`ctrl profile` would resume an interrupted one)
+  local cpu_power=()
+  [[ -n ${CTRL_CPU_POWER:-} ]] && cpu_power=(--cpu-power "$CTRL_CPU_POWER")
   "$ctrl" profile dgemm "${devices[@]}" --cols "$cols" --sizes "$sizes" --out "$profile" --min-round 0.1 \
-    --max-reps 15 --max-seconds 4 --idle-seconds 1
+    --max-reps 15 --max-seconds 4 --idle-seconds 1 "${cpu_power[@]}"
 
-  step "3. The Pareto front of (time, dynamic energy) for a workload of $workload rows"
-  "$ctrl" pareto --profile "$profile" --workload "$workload" --plot "$out/front.svg" --plot-profile "$out/profile.svg"
-  "$ctrl" pareto --profile "$profile" --workload "$workload" --format json >"$out/front.json"
+  # A processor whose energy is neither measured nor estimated (energy_provenance "absent") would
+  # count as free in a front of time and energy: ctrl pareto gives time only for such a profile.
+  local time_only=() picks=(fastest least-energy)
+  if grep -Eq ',absent,[01],' "$profile"; then
+    time_only=(--time-only) picks=(fastest load-balanced)
+    step "3. The fastest distribution of a workload of $workload rows (time only)"
+    echo "a processor has no energy here, neither measured nor estimated (see step 2): the front is of time"
+    echo "only, and the demo runs the fastest and the load-balanced distributions (CTRL_CPU_POWER=WATTS, the"
+    echo "power of one busy core, estimates a CPU's energy)"
+  else
+    step "3. The Pareto front of (time, dynamic energy) for a workload of $workload rows"
+  fi
+  "$ctrl" pareto --profile "$profile" --workload "$workload" "${time_only[@]}" --plot "$out/front.svg" \
+    --plot-profile "$out/profile.svg"
+  "$ctrl" pareto --profile "$profile" --workload "$workload" "${time_only[@]}" --format json >"$out/front.json"
   echo "(plots: $out/front.svg, $out/profile.svg)"
 
   step "4. Running chosen distributions: measured beside predicted"
-  if grep -Eq ',(nvml|rapl)[^,]*,[01],' "$profile"; then
-    picks=(fastest least-energy)
-    echo "energy sensors measured some processors: running the fastest and the least-energy distributions"
-    echo "(energy covers only the processors whose energy_source is not 'none'; the others count as 0)"
-  else
-    picks=(fastest load-balanced)
-    echo "no energy sensor measures these processors here (see step 1): every energy is absent, the front"
-    echo "has a single point, so the demo runs the fastest and the load-balanced distributions instead"
-  fi
   for pick in "${picks[@]}"; do
     printf '\n--- %s\n' "$pick"
     "$ctrl" run dgemm --front "$out/front.json" --pick "$pick" --profile "$profile" --min-round 0.1 --max-reps 15 \
-      --max-seconds 4 \
-      --progress none
+      --max-seconds 4 --progress none "${cpu_power[@]}"
   done
 
   echo "outputs in $out: dgemm-profile.csv, front.json, front.svg, profile.svg"

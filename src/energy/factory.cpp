@@ -5,6 +5,8 @@
 #include <string>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include <ctrl/errors.hpp>
 
 namespace ctrl::energy {
@@ -16,11 +18,12 @@ DeviceSpec DeviceSpec::none(std::string label) {
   return d;
 }
 
-DeviceSpec DeviceSpec::cpu(std::vector<int> packages, bool with_dram) {
+DeviceSpec DeviceSpec::cpu(std::vector<int> packages, bool with_dram, std::vector<int> cores) {
   DeviceSpec d;
   d.kind = DeviceKind::cpu_packages;
   d.packages = std::move(packages);
   d.with_dram = with_dram;
+  d.cores = std::move(cores);
   return d;
 }
 
@@ -50,7 +53,12 @@ std::string zone_measures(const RaplZone& z) {
   return z.name + " zone " + z.zone;
 }
 
-std::unique_ptr<Meter> cpu_meter(const DeviceSpec& d, const MeterEnvironment& env) {
+std::string cpu_label(const DeviceSpec& d) {
+  return d.label.empty() ? "cpu packages {" + join_packages(d.packages) + "}" : d.label;
+}
+
+// The ids must name packages, each once.
+void check_packages(const DeviceSpec& d) {
   if (d.packages.empty()) throw UsageError("energy meter for a cpu device: no packages given");
   std::vector<int> sorted = d.packages;
   std::sort(sorted.begin(), sorted.end());
@@ -62,13 +70,13 @@ std::unique_ptr<Meter> cpu_meter(const DeviceSpec& d, const MeterEnvironment& en
     throw UsageError("energy meter for cpu packages {" + join_packages(d.packages) +
                      "}: a package is listed twice");
   }
-  const std::string label =
-      d.label.empty() ? "cpu packages {" + join_packages(d.packages) + "}" : d.label;
-  const RaplScan scan = scan_rapl(env.powercap_root, env.reader);
-  if (!scan.present()) return std::make_unique<NoMeter>("rapl:" + label, scan.absent_reason);
+}
 
+// The package zones of `d` (and their dram), or the first unreadable zone's problem in `problem`.
+std::vector<RaplZone> device_zones(const DeviceSpec& d, const RaplScan& scan, std::string& problem) {
+  std::vector<int> sorted = d.packages;
+  std::sort(sorted.begin(), sorted.end());
   std::vector<RaplZone> zones;
-  std::string name = "rapl:";
   for (const int p : sorted) {
     const auto pkg = std::find_if(scan.zones.begin(), scan.zones.end(), [&](const RaplZone& z) {
       return z.is_package() && z.package == p;
@@ -78,8 +86,8 @@ std::unique_ptr<Meter> cpu_meter(const DeviceSpec& d, const MeterEnvironment& en
       for (const RaplZone& z : scan.zones) {
         if (z.is_package()) seen += (seen.empty() ? "" : ", ") + z.name;
       }
-      throw DeviceError(label + ": no RAPL zone package-" + std::to_string(p) + " under " +
-                        scan.root.string() + " (found: " + (seen.empty() ? "none" : seen) + ")");
+      throw DeviceError(cpu_label(d) + ": no RAPL zone package-" + std::to_string(p) + " under " + scan.root.string() +
+                        " (found: " + (seen.empty() ? "none" : seen) + ")");
     }
     zones.push_back(*pkg);
     if (d.with_dram) {
@@ -89,10 +97,21 @@ std::unique_ptr<Meter> cpu_meter(const DeviceSpec& d, const MeterEnvironment& en
     }
   }
   for (const RaplZone& z : zones) {
-    name += (name.size() > 5 ? "+" : "") + z.label();
-    // A present but unreadable counter (permission denied) is absence, with the fix.
-    if (!z.readable()) return std::make_unique<NoMeter>("rapl:" + label, z.problem);
+    if (!z.readable()) problem = z.problem;
   }
+  return zones;
+}
+
+std::unique_ptr<Meter> cpu_meter(const DeviceSpec& d, const MeterEnvironment& env) {
+  check_packages(d);
+  const RaplScan scan = scan_rapl(env.powercap_root, env.reader);
+  // No counter to read (no powercap, or one that is not readable): estimated if possible.
+  if (!scan.present()) return make_cpu_estimate(d, env, scan.absent_reason);
+  std::string problem;
+  std::vector<RaplZone> zones = device_zones(d, scan, problem);
+  if (!problem.empty()) return make_cpu_estimate(d, env, problem);
+  std::string name = "rapl:";
+  for (const RaplZone& z : zones) name += (name.size() > 5 ? "+" : "") + z.label();
   return std::make_unique<RaplMeter>(std::move(zones), std::move(name), env.reader);
 }
 
@@ -111,6 +130,30 @@ std::unique_ptr<Meter> gpu_meter(const DeviceSpec& d, const MeterEnvironment& en
 }
 
 }  // namespace
+
+std::unique_ptr<Meter> make_cpu_estimate(const DeviceSpec& d, const MeterEnvironment& env,
+                                         const std::string& no_sensor_reason) {
+  if (d.kind != DeviceKind::cpu_packages) {
+    throw UsageError("an estimated energy meter is for CPU devices, not for " +
+                     (d.label.empty() ? std::string("this device") : d.label));
+  }
+  const std::string label = cpu_label(d);
+  const auto absent = [&](const std::string& why) {
+    return std::make_unique<NoMeter>("rapl:" + label, no_sensor(no_sensor_reason) + "; no estimate: " + why);
+  };
+  if (d.cores.empty()) return absent("the device's cores are not known");
+  std::string why;
+  const std::optional<CpuRating> rating = cpu_rating(env.estimate, env.reader, why);
+  if (!rating) return absent(why);
+  // /proc/stat unreadable is the estimate's absence; a core missing from it is a device that
+  // does not exist, as a missing RAPL package is (EstimatedCpuMeter throws DeviceError).
+  const FileRead stat = env.reader ? env.reader(env.estimate.proc_stat) : read_small_file(env.estimate.proc_stat);
+  if (stat.error != 0) return absent(describe_read_error(env.estimate.proc_stat, stat.error));
+  // The rating is part of the name: a profile resumed with another rating would mix two models.
+  return std::make_unique<EstimatedCpuMeter>(d.cores, *rating,
+                                             fmt::format("estimate:{} ({:.4g} W/core)", label, rating->watts_per_core),
+                                             env.estimate, env.reader);
+}
 
 std::unique_ptr<Meter> make_meter(const DeviceSpec& device, const MeterEnvironment& env) {
   switch (device.kind) {
@@ -142,6 +185,22 @@ std::vector<MeterListing> list_meters(const MeterEnvironment& env) {
   } catch (const Error& e) {
     // A malformed sysfs file: the listing reports it rather than hiding the other meters.
     out.push_back({"rapl", rapl_family, false, no_sensor(e.what()), 0.0});
+  }
+
+  std::string why;
+  try {
+    if (const auto rating = cpu_rating(env.estimate, env.reader, why)) {
+      out.push_back({"estimate",
+                     fmt::format("CPU cores without a readable counter: {:.4g} W per busy core ({}) x busy time "
+                                 "from {}",
+                                 rating->watts_per_core, rating->origin, env.estimate.proc_stat.string()),
+                     true, "", 0.0, Provenance::estimated});
+    } else {
+      out.push_back({"estimate", "CPU cores without a readable counter", false, "no estimate: " + why, 0.0,
+                     Provenance::estimated});
+    }
+  } catch (const UsageError& e) {  // a rating given out of range
+    out.push_back({"estimate", "CPU cores without a readable counter", false, e.what(), 0.0, Provenance::estimated});
   }
 
   const std::string nvml_family = "NVIDIA GPUs (NVML, " + env.nvml_library + ")";

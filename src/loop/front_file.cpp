@@ -17,7 +17,8 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-json point_json(const partition::Solution& s) {
+json point_json(const partition::Solution& s, bool time_only) {
+  if (time_only) return json{{"time", s.time}, {"distribution", s.distribution}};
   return json{{"time", s.time}, {"energy", s.energy}, {"distribution", s.distribution}};
 }
 
@@ -39,7 +40,7 @@ double non_negative(const json& v, const std::string& where, const char* what) {
 partition::Solution parse_point(const json& p, const FrontFile& f, const std::string& where) {
   partition::Solution s;
   s.time = non_negative(p.at("time"), where, "the time");
-  s.energy = non_negative(p.at("energy"), where, "the energy");
+  if (!f.time_only) s.energy = non_negative(p.at("energy"), where, "the energy");
   const json& parts = p.at("distribution");
   if (!parts.is_array()) throw UsageError(where + ": the distribution is not a list");
   for (const json& part : parts) {
@@ -63,6 +64,22 @@ partition::Solution parse_point(const json& p, const FrontFile& f, const std::st
   return s;
 }
 
+// {"cpu:0-7": "estimated", ...}: one value for each processor, in the processors' order.
+std::vector<energy::Provenance> provenance_of_processors(const json& j, const FrontFile& f, const std::string& path) {
+  if (!j.is_object() || j.size() != f.processors.size())
+    throw UsageError(fmt::format("{}: energy_provenance is not one value per processor", path));
+  std::vector<energy::Provenance> out;
+  for (const auto& name : f.processors) {
+    if (!j.contains(name)) throw UsageError(fmt::format("{}: energy_provenance has no value for {}", path, name));
+    const auto p = energy::parse_provenance(j.at(name).get<std::string>());
+    if (!p)
+      throw UsageError(fmt::format("{}: energy_provenance of {} is {}, none of measured, estimated, absent", path, name,
+                                   j.at(name).dump()));
+    out.push_back(*p);
+  }
+  return out;
+}
+
 FrontFile parse_document(const json& doc, const std::string& path) {
   FrontFile f;
   f.processors = doc.at("processors").get<std::vector<std::string>>();
@@ -70,10 +87,12 @@ FrontFile parse_document(const json& doc, const std::string& path) {
   f.workload = integer(doc.at("workload"), path, "the workload");
   if (f.workload <= 0) throw UsageError(fmt::format("{}: the workload {} is not positive", path, f.workload));
   const std::string energy = doc.contains("energy") ? doc.at("energy").get<std::string>() : "dynamic";
-  if (energy != "dynamic" && energy != "total")
-    throw UsageError(fmt::format("{}: energy \"{}\" is neither \"dynamic\" nor \"total\"", path, energy));
+  if (energy != "dynamic" && energy != "total" && energy != "none")
+    throw UsageError(fmt::format("{}: energy \"{}\" is none of \"dynamic\", \"total\", \"none\"", path, energy));
+  f.time_only = energy == "none";
   f.model.kind = energy == "total" ? partition::EnergyKind::total : partition::EnergyKind::dynamic;
   if (doc.contains("base_power")) f.model.base_power = non_negative(doc.at("base_power"), path, "the base power");
+  if (doc.contains("energy_provenance")) f.provenance = provenance_of_processors(doc.at("energy_provenance"), f, path);
   const json& front = doc.at("front");
   if (!front.is_array() || front.empty()) throw UsageError(path + ": the front is empty");
   for (std::size_t k = 0; k < front.size(); ++k) {
@@ -90,14 +109,25 @@ FrontFile parse_document(const json& doc, const std::string& path) {
 
 std::string front_json(const FrontFile& f) {
   if (f.front.empty()) throw UsageError("front_json: the front is empty");
+  if (!f.provenance.empty() && f.provenance.size() != f.processors.size())
+    throw UsageError("front_json: energy provenance for another number of processors");
   json front = json::array();
-  for (const auto& s : f.front) front.push_back(point_json(s));
-  const json doc{{"processors", f.processors},
-                 {"workload", f.workload},
-                 {"energy", f.model.kind == partition::EnergyKind::total ? "total" : "dynamic"},
-                 {"base_power", f.model.base_power},
-                 {"time_optimal", point_json(f.front.front())},
-                 {"front", std::move(front)}};
+  for (const auto& s : f.front) front.push_back(point_json(s, f.time_only));
+  json doc{{"processors", f.processors}, {"workload", f.workload}};
+  if (f.time_only) {
+    doc["energy"] = "none";
+  } else {
+    doc["energy"] = f.model.kind == partition::EnergyKind::total ? "total" : "dynamic";
+    doc["base_power"] = f.model.base_power;
+  }
+  if (!f.provenance.empty()) {
+    json provenance = json::object();
+    for (std::size_t i = 0; i < f.processors.size(); ++i)
+      provenance[f.processors[i]] = std::string(energy::to_string(f.provenance[i]));
+    doc["energy_provenance"] = std::move(provenance);
+  }
+  doc["time_optimal"] = point_json(f.front.front(), f.time_only);
+  doc["front"] = std::move(front);
   return doc.dump(2) + "\n";
 }
 

@@ -133,7 +133,7 @@ energy::DeviceSpec energy_device(const DeviceSpec& spec) {
       cores = affinity(all);
       if (spec.count > 0 && static_cast<std::size_t>(spec.count) < cores.size()) cores.resize(static_cast<std::size_t>(spec.count));
     }
-    auto d = energy::DeviceSpec::cpu(packages_of(cores));
+    auto d = energy::DeviceSpec::cpu(packages_of(cores), true, cores);
     d.label = spec.str();
     return d;
   }

@@ -68,10 +68,19 @@ std::size_t point_index(const Pick& pick, std::size_t points, const std::string&
   throw UsageError("point_index: the " + pick.name() + " distribution is not a point of the front");
 }
 
+// A pick that orders distributions by energy needs energies: a pick of the fastest point or the
+// load-balanced distribution does not.
+bool picks_by_energy(const Pick& pick) { return pick.kind == Pick::least_energy || pick.kind == Pick::point; }
+
 void plan_from_front(Plan& plan, const PlanRequest& r, const Source& src) {
   const FrontFile f = read_front_file(r.front);
   plan.processors = f.processors;
   plan.model = f.model;
+  if (f.time_only && r.pick->kind == Pick::least_energy)
+    throw UsageError(
+        fmt::format("{} is a front of time only (`ctrl pareto --time-only`): it has no least-energy "
+                    "point; pick fastest",
+                    r.front));
   if (src.profile && src.profile->names() != f.processors)
     throw UsageError(fmt::format("the processors of {} differ from those of {}", r.front, r.profile));
   if (is_balanced(*r.pick)) {
@@ -84,10 +93,12 @@ void plan_from_front(Plan& plan, const PlanRequest& r, const Source& src) {
   }
   const std::size_t k = point_index(*r.pick, f.front.size(), "the front " + r.front);
   take_point(plan, f.front[k]);
+  if (f.time_only) plan.energy.reset();
   plan.source = fmt::format("{} point {} of {} ({})", r.front, k + 1, f.front.size(), r.pick->name());
 }
 
-void plan_from_profile(Plan& plan, const PlanRequest& r, const partition::Profile& profile) {
+void plan_from_profile(Plan& plan, const PlanRequest& r, const Source& src) {
+  const partition::Profile& profile = *src.profile;
   plan.processors = profile.names();
   const index_t workload = *r.workload;
   if (is_balanced(*r.pick)) {
@@ -95,6 +106,8 @@ void plan_from_profile(Plan& plan, const PlanRequest& r, const partition::Profil
     plan.source = fmt::format("the {} distribution of {} from {}", r.pick->name(), workload, r.profile);
     return;
   }
+  // A front whose points are ordered by the energy of processors that have none would be wrong.
+  if (picks_by_energy(*r.pick)) require_energy(src.meta, r.profile, "a pick by time (fastest, load-balanced)");
   const partition::Front front = partition::pareto_front(profile, workload, plan.model);
   if (front.empty())
     throw InfeasibleError(fmt::format("workload {} cannot be split exactly with the sizes in {}", workload, r.profile));
@@ -178,7 +191,8 @@ Plan plan_run(const Workload& app, const PlanRequest& r) {
   plan.profile = r.profile;
   if (!r.split.empty()) plan_from_split(plan, r);
   else if (!r.front.empty()) plan_from_front(plan, r, src);
-  else plan_from_profile(plan, r, *src.profile);
+  else
+    plan_from_profile(plan, r, src);
   index_t m = 0;
   try {
     m = plan.total_rows();

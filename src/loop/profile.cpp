@@ -31,8 +31,28 @@ struct ResumePlan {
   std::vector<std::pair<std::string, double>> base_power;  // processor -> W, from the file
 };
 
-ResumePlan plan_resume(const ProfileRequest& req, const ProfileFile& existing, const std::vector<std::string>& names,
+// A processor whose energy the file has from another source than this command's (a rating given
+// or not, another rating, a meter now unreadable): its sizes would mix two kinds of energy. "" when
+// every processor's source is the file's.
+std::string source_mismatch(const ProfileRequest& req, const ProfileFile& existing,
+                            const std::vector<ProcessorInfo>& infos) {
+  for (const auto& info : infos) {
+    const auto row = std::find_if(existing.rows.begin(), existing.rows.end(),
+                                  [&](const ProfileRow& r) { return r.processor == info.name; });
+    if (row == existing.rows.end() || row->energy_source == info.energy_source) continue;
+    return fmt::format(
+        "--out {} has the energy of {} from '{}'; this command has it from '{}'{}: resume with the "
+        "same energy source (the same --cpu-power, the same permissions), or choose another --out",
+        req.out, info.name, row->energy_source, info.energy_source,
+        info.has_energy() ? "" : " (" + info.energy_absent + ")");
+  }
+  return {};
+}
+
+ResumePlan plan_resume(const ProfileRequest& req, const ProfileFile& existing, const std::vector<ProcessorInfo>& infos,
                        const Workload& app) {
+  std::vector<std::string> names;
+  for (const auto& info : infos) names.push_back(info.name);
   ResumePlan plan;
   plan.cols = req.cols;
   const ProfileRow* first = existing.rows.empty() ? nullptr : &existing.rows.front();
@@ -49,6 +69,8 @@ ResumePlan plan_resume(const ProfileRequest& req, const ProfileFile& existing, c
       return plan;
     }
     plan.cols = first->cols;
+    plan.error = source_mismatch(req, existing, infos);
+    if (!plan.error.empty()) return plan;
   }
   if (plan.cols == 0) plan.cols = app.default_cols();
   for (const index_t s : req.sizes)
@@ -111,10 +133,8 @@ ProfileOutcome run_profile(const Workload& app, const ProfileRequest& req, Profi
 ProfileOutcome run_profile(const Workload& app, const ProfileRequest& req, Platform& team, ProfileObserver& obs,
                            const StopFlag* stop) {
   check_request(req);
-  std::vector<std::string> names;
-  for (std::size_t i = 0; i < team.size(); ++i) names.push_back(team.info(i).name);
 
-  // Resume: the file must be a profile of the same application, N and processors. The root reads
+  // Resume: the file must be a profile of the same application, N, processors and energy sources. The root reads
   // it and decides; every member follows.
   // The root opens and locks the file first: a file that cannot be the profile (another writer
   // holds it, it is no profile, it is a FIFO) is an error every member agrees on.
@@ -124,7 +144,7 @@ ProfileOutcome run_profile(const Workload& app, const ProfileRequest& req, Platf
     ResumePlan root_plan;
     try {
       writer.emplace(req.out);
-      root_plan = plan_resume(req, writer->existing(), names, app);
+      root_plan = plan_resume(req, writer->existing(), team.processors(), app);
     } catch (const UsageError& e) {
       root_plan.error = e.what();
     }
@@ -185,9 +205,13 @@ ProfileOutcome run_profile(const Workload& app, const ProfileRequest& req, Platf
                            "energy",
                            info.name));
     }
-    if (!info.has_energy()) obs.note(fmt::format("{}: energy absent ({}); its energy column is 0 with "
-                                                 "energy_source=none",
-                                                 info.name, info.energy_absent));
+    if (!info.has_energy())
+      obs.note(
+          fmt::format("{}: energy absent ({}); its energy column is 0 with energy_source=none, and `ctrl pareto` "
+                      "will compare time only",
+                      info.name, info.energy_absent));
+    else if (info.energy_provenance == energy::Provenance::estimated)
+      obs.note(fmt::format("{}: energy estimated, not measured: {}", info.name, info.energy_measures));
   }
   outcome.processors = team.processors();
   double base_sum = 0;
@@ -240,6 +264,7 @@ ProfileOutcome run_profile(const Workload& app, const ProfileRequest& req, Platf
         r.energy_ci = pr.energy->ci;
         r.base_power = info.base_power_w.value_or(0.0);
         r.energy_source = info.energy_source;
+        r.energy_provenance = info.energy_provenance;
       }
       r.converged = m.converged;
       r.gflops = pr.time.mean > 0 ? app.flops(size, outcome.cols) / pr.time.mean / 1e9 : 0.0;

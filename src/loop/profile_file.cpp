@@ -6,6 +6,7 @@
 #include <ctrl/partition/profile_csv.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,27 +23,45 @@ namespace ctrl::loop {
 
 namespace {
 
-constexpr const char* columns[] = {"processor", "size",          "time",       "energy",        "reps",
-                                   "batch",     "time_ci",       "energy_ci",  "energy_measured", "base_power",
-                                   "energy_source", "converged", "gflops",     "app",           "cols"};
+constexpr const char* columns[] = {"processor",  "size",          "time",
+                                   "energy",     "reps",          "batch",
+                                   "time_ci",    "energy_ci",     "energy_measured",
+                                   "base_power", "energy_source", "energy_provenance",
+                                   "converged",  "gflops",        "app",
+                                   "cols"};
 constexpr std::size_t ncols = std::size(columns);
+// The columns before energy_provenance existed (a profile written by ctrl 0.x before estimates):
+// the same without it. Such files are read, their energies taken as measured where they have a
+// source, and rewritten in the current format when resumed.
+constexpr std::size_t provenance_column = 11;
+constexpr std::size_t ncols_v1 = ncols - 1;
+
+std::string header_of(std::size_t n) {
+  std::string h;
+  for (std::size_t i = 0, k = 0; k < n; ++i) {
+    if (n == ncols_v1 && i == provenance_column) continue;
+    h += (k++ ? "," : "") + std::string(columns[i]);
+  }
+  return h;
+}
 
 std::string number(double v) { return fmt::format("{}", v); }
 std::string optional_number(const std::optional<double>& v) { return v ? number(*v) : std::string(); }
 
 }  // namespace
 
-std::string profile_header() {
-  std::string h;
-  for (std::size_t i = 0; i < ncols; ++i) h += (i ? "," : "") + std::string(columns[i]);
-  return h;
-}
+std::string profile_header() { return header_of(ncols); }
 
 std::string format_profile_row(const ProfileRow& r) {
-  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", io::csv_field(r.processor), r.size, number(r.time),
-                     number(r.energy), r.reps, r.batch, number(r.time_ci), optional_number(r.energy_ci),
+  // What the reader refuses is not written: a source without provenance, or the reverse.
+  if ((r.energy_provenance == energy::Provenance::absent) != (r.energy_source == "none"))
+    throw UsageError(fmt::format("profile row of {} at size {}: energy_provenance {} with energy_source '{}'",
+                                 r.processor, r.size, energy::to_string(r.energy_provenance), r.energy_source));
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", io::csv_field(r.processor), r.size,
+                     number(r.time), number(r.energy), r.reps, r.batch, number(r.time_ci), optional_number(r.energy_ci),
                      optional_number(r.energy_measured), optional_number(r.base_power), io::csv_field(r.energy_source),
-                     r.converged ? 1 : 0, number(r.gflops), io::csv_field(r.app), r.cols);
+                     energy::to_string(r.energy_provenance), r.converged ? 1 : 0, number(r.gflops),
+                     io::csv_field(r.app), r.cols);
 }
 
 namespace {
@@ -54,12 +73,17 @@ std::string read_if_present(const std::string& path) {
   return io::read_input(path);
 }
 
-// Whether the text's first line is profile_header() (a line end of "\r\n" too).
-bool has_profile_header(const std::string& text) {
+// The number of columns of the text's header when its first line is a profile's header, current or
+// earlier (a line end of "\r\n" too); 0 otherwise.
+std::size_t profile_columns(const std::string& text) {
   std::string line = text.substr(0, text.find('\n'));
   if (!line.empty() && line.back() == '\r') line.pop_back();
-  return line == profile_header();
+  if (line == header_of(ncols)) return ncols;
+  if (line == header_of(ncols_v1)) return ncols_v1;
+  return 0;
 }
+
+bool has_profile_header(const std::string& text) { return profile_columns(text) != 0; }
 
 }  // namespace
 
@@ -67,87 +91,98 @@ bool is_profile_file(const std::string& path) { return has_profile_header(read_i
 
 ProfileFile read_profile_file(const std::string& path) { return parse_profile_file(read_if_present(path), path); }
 
-ProfileFile parse_profile_file(const std::string& text, const std::string& path) {
-  ProfileFile pf;
-  if (text.empty()) return pf;
+namespace {
 
+std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
-  bool last_complete = !text.empty() && text.back() == '\n';
-  {
-    std::size_t at = 0;
-    while (at < text.size()) {
-      std::size_t nl = text.find('\n', at);
-      std::string line = text.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      lines.push_back(std::move(line));
-      if (nl == std::string::npos) break;
-      at = nl + 1;
-    }
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t nl = text.find('\n', at);
+    std::string line = text.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(std::move(line));
+    if (nl == std::string::npos) break;
+    at = nl + 1;
   }
-  if (lines.front() != profile_header()) {
-    // An interruption of the very first write: appending to it would make a file that no reader
-    // takes, and rewriting it would hide that this is not the file the user thinks.
-    if (lines.size() == 1 && !last_complete && profile_header().rfind(lines.front(), 0) == 0)
-      throw UsageError(fmt::format("{}:1: the header is cut short (an interrupted first write): not a profile to "
-                                   "resume; remove it or choose another --out",
-                                   path));
-    throw UsageError(fmt::format("{}:1: not a profile written by `ctrl profile` (the header must be '{}'); move it "
-                                 "away or choose another --out",
-                                 path, profile_header()));
-  }
-  // The last line without a newline was cut by an interruption: it is dropped, not parsed.
-  const std::size_t usable = last_complete ? lines.size() : lines.size() - 1;
-  if (!last_complete && lines.size() > 1) ++pf.dropped_rows;
+  return lines;
+}
 
-  std::vector<ProfileRow> rows;
-  std::vector<std::string> fields;
-  for (std::size_t ln = 1; ln < usable; ++ln) {
-    const std::string& line = lines[ln];
-    if (line.empty()) continue;
-    const std::string where = fmt::format("{}:{}", path, ln + 1);
-    if (!io::split_csv_line(line, fields) || fields.size() != ncols)
-      throw UsageError(fmt::format("{}: a row with {} fields; a profile row has {}", where, fields.size(), ncols));
-    auto num = [&](std::size_t k, const char* what) {
-      const std::string& s = fields[k];
-      double v = 0;
-      const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-      if (s.empty() || ec != std::errc() || end != s.data() + s.size())
-        throw UsageError(fmt::format("{}: {} '{}' is not a number", where, what, s));
-      return v;
-    };
-    auto opt = [&](std::size_t k, const char* what) -> std::optional<double> {
-      if (fields[k].empty()) return std::nullopt;
-      return num(k, what);
-    };
-    // Below `most` before the cast: a larger value would make it undefined (index_t) or wrap (int).
-    auto integer = [&](std::size_t k, const char* what, double most = 0x1p63) {
-      const double v = num(k, what);
-      if (v != std::floor(v) || v < 0 || v >= most)
-        throw UsageError(fmt::format("{}: {} '{}' is not a count", where, what, fields[k]));
-      return static_cast<index_t>(v);
-    };
-    ProfileRow r;
-    r.processor = fields[0];
-    // The columns every profile has are checked as `ctrl pareto` checks them (one rule).
-    r.size = static_cast<index_t>(partition::parse_profile_size(fields[1], where));
-    r.time = partition::parse_profile_value(fields[2], "time", where);
-    r.energy = partition::parse_profile_value(fields[3], "energy", where);
-    r.reps = static_cast<int>(integer(4, "reps", 0x1p31));
-    r.batch = static_cast<int>(integer(5, "batch", 0x1p31));
-    r.time_ci = num(6, "time_ci");
-    r.energy_ci = opt(7, "energy_ci");
-    r.energy_measured = opt(8, "energy_measured");
-    r.base_power = opt(9, "base_power");
-    r.energy_source = fields[10];
-    r.converged = fields[11] == "1";
-    r.gflops = num(12, "gflops");
-    r.app = fields[13];
-    r.cols = integer(14, "cols");
-    if (r.processor.empty() || r.size <= 0) throw UsageError(fmt::format("{}: a row needs a processor and a size > 0", where));
-    rows.push_back(std::move(r));
+// The fields of one row, read by column name whatever the file's format.
+class RowFields {
+ public:
+  RowFields(const std::vector<std::string>& fields, std::size_t n, std::string where)
+      : fields_(fields), n_(n), where_(std::move(where)) {}
+
+  const std::string& operator[](std::size_t column) const {
+    return fields_[n_ == ncols_v1 && column > provenance_column ? column - 1 : column];
+  }
+  const std::string& where() const { return where_; }
+
+  double number(std::size_t k, const char* what) const {
+    const std::string& s = (*this)[k];
+    double v = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (s.empty() || ec != std::errc() || end != s.data() + s.size())
+      throw UsageError(fmt::format("{}: {} '{}' is not a number", where_, what, s));
+    return v;
+  }
+  std::optional<double> optional(std::size_t k, const char* what) const {
+    if ((*this)[k].empty()) return std::nullopt;
+    return number(k, what);
+  }
+  // Below `most` before the cast: a larger value would make it undefined (index_t) or wrap (int).
+  index_t count(std::size_t k, const char* what, double most = 0x1p63) const {
+    const double v = number(k, what);
+    if (v != std::floor(v) || v < 0 || v >= most)
+      throw UsageError(fmt::format("{}: {} '{}' is not a count", where_, what, (*this)[k]));
+    return static_cast<index_t>(v);
   }
 
-  // Complete sizes: every processor of the file has a row.
+ private:
+  const std::vector<std::string>& fields_;
+  std::size_t n_;
+  std::string where_;
+};
+
+// An earlier file knew no estimates: a processor with a source measured its energy.
+energy::Provenance provenance_of(const RowFields& f, std::size_t n, const std::string& source) {
+  if (n == ncols_v1) return source == "none" ? energy::Provenance::absent : energy::Provenance::measured;
+  const auto p = energy::parse_provenance(f[provenance_column]);
+  if (!p)
+    throw UsageError(fmt::format("{}: energy_provenance '{}' is none of measured, estimated, absent", f.where(),
+                                 f[provenance_column]));
+  if ((*p == energy::Provenance::absent) != (source == "none"))
+    throw UsageError(
+        fmt::format("{}: energy_provenance {} with energy_source '{}'", f.where(), f[provenance_column], source));
+  return *p;
+}
+
+ProfileRow parse_row(const RowFields& f, std::size_t n) {
+  ProfileRow r;
+  r.processor = f[0];
+  // The columns every profile has are checked as `ctrl pareto` checks them (one rule).
+  r.size = static_cast<index_t>(partition::parse_profile_size(f[1], f.where()));
+  r.time = partition::parse_profile_value(f[2], "time", f.where());
+  r.energy = partition::parse_profile_value(f[3], "energy", f.where());
+  r.reps = static_cast<int>(f.count(4, "reps", 0x1p31));
+  r.batch = static_cast<int>(f.count(5, "batch", 0x1p31));
+  r.time_ci = f.number(6, "time_ci");
+  r.energy_ci = f.optional(7, "energy_ci");
+  r.energy_measured = f.optional(8, "energy_measured");
+  r.base_power = f.optional(9, "base_power");
+  r.energy_source = f[10];
+  r.energy_provenance = provenance_of(f, n, r.energy_source);
+  r.converged = f[12] == "1";
+  r.gflops = f.number(13, "gflops");
+  r.app = f[14];
+  r.cols = f.count(15, "cols");
+  if (r.processor.empty() || r.size <= 0)
+    throw UsageError(fmt::format("{}: a row needs a processor and a size > 0", f.where()));
+  return r;
+}
+
+// Keeps the rows of complete sizes (every processor of the file has a row), counting the others.
+void keep_complete_sizes(ProfileFile& pf, std::vector<ProfileRow> rows, const std::string& path) {
   for (const auto& r : rows)
     if (std::find(pf.processors.begin(), pf.processors.end(), r.processor) == pf.processors.end())
       pf.processors.push_back(r.processor);
@@ -163,6 +198,44 @@ ProfileFile parse_profile_file(const std::string& text, const std::string& path)
     else
       ++pf.dropped_rows;
   }
+}
+
+}  // namespace
+
+ProfileFile parse_profile_file(const std::string& text, const std::string& path) {
+  ProfileFile pf;
+  if (text.empty()) return pf;
+  const std::vector<std::string> lines = split_lines(text);
+  const bool last_complete = text.back() == '\n';
+  const std::size_t n = profile_columns(text);
+  if (n == 0) {
+    // An interruption of the very first write: appending to it would make a file that no reader
+    // takes, and rewriting it would hide that this is not the file the user thinks.
+    if (lines.size() == 1 && !last_complete && profile_header().rfind(lines.front(), 0) == 0)
+      throw UsageError(
+          fmt::format("{}:1: the header is cut short (an interrupted first write): not a profile to "
+                      "resume; remove it or choose another --out",
+                      path));
+    throw UsageError(
+        fmt::format("{}:1: not a profile written by `ctrl profile` (the header must be '{}'); move it "
+                    "away or choose another --out",
+                    path, profile_header()));
+  }
+  pf.earlier_format = n != ncols;
+  // The last line without a newline was cut by an interruption: it is dropped, not parsed.
+  const std::size_t usable = last_complete ? lines.size() : lines.size() - 1;
+  if (!last_complete && lines.size() > 1) ++pf.dropped_rows;
+
+  std::vector<ProfileRow> rows;
+  std::vector<std::string> fields;
+  for (std::size_t ln = 1; ln < usable; ++ln) {
+    if (lines[ln].empty()) continue;
+    const std::string where = fmt::format("{}:{}", path, ln + 1);
+    if (!io::split_csv_line(lines[ln], fields) || fields.size() != n)
+      throw UsageError(fmt::format("{}: a row with {} fields; a profile row has {}", where, fields.size(), n));
+    rows.push_back(parse_row(RowFields(fields, n, where), n));
+  }
+  keep_complete_sizes(pf, std::move(rows), path);
   return pf;
 }
 
@@ -197,9 +270,11 @@ void ProfileWriter::fail(const std::string& what) const {
 }
 
 void ProfileWriter::start() {
-  if (existing_.dropped_rows > 0) {
+  if (existing_.dropped_rows > 0 || existing_.earlier_format) {
     // Rows of an interrupted size are dropped: the file is replaced (atomically) by its complete
     // sizes, and the replacement, locked since its creation, is the file appended to from now on.
+    // A file of an earlier format is rewritten in the current one the same way, so that its rows
+    // and the new ones share one header.
     io::AtomicFile file(path_);
     std::string text = profile_header() + "\n";
     for (const auto& r : existing_.rows) text += format_profile_row(r) + "\n";
@@ -255,6 +330,61 @@ std::vector<std::pair<std::string, double>> base_powers(const ProfileFile& file)
     if (row != file.rows.end()) found.emplace_back(name, *row->base_power);
   }
   return found;
+}
+
+std::vector<energy::Provenance> processor_provenance(const ProfileFile& file) {
+  std::vector<energy::Provenance> out;
+  for (const auto& name : file.processors) {
+    const auto row =
+        std::find_if(file.rows.begin(), file.rows.end(), [&](const ProfileRow& r) { return r.processor == name; });
+    out.push_back(row == file.rows.end() ? energy::Provenance::absent : row->energy_provenance);
+  }
+  return out;
+}
+
+std::vector<std::string> processors_without_energy(const ProfileFile& file) {
+  std::vector<std::string> out;
+  for (const auto& name : file.processors)
+    if (std::any_of(file.rows.begin(), file.rows.end(), [&](const ProfileRow& r) {
+          return r.processor == name && r.energy_provenance == energy::Provenance::absent;
+        }))
+      out.push_back(name);
+  return out;
+}
+
+namespace {
+
+// Whether a processor name ("cpu:0-7", "node1/offload:2") is a CPU kind, whose energy an estimate
+// can supply.
+bool cpu_processor(const std::string& name) {
+  const std::string spec = name.substr(name.rfind('/') == std::string::npos ? 0 : name.rfind('/') + 1);
+  const std::string kind = spec.substr(0, spec.find(':'));
+  return kind == "cpu" || kind == "offload";
+}
+
+}  // namespace
+
+void require_energy(const ProfileFile& file, const std::string& path, const std::string& time_only) {
+  const std::vector<std::string> missing = processors_without_energy(file);
+  if (missing.empty()) return;
+  std::string cpus, others;
+  for (const auto& name : missing) {
+    std::string& list = cpu_processor(name) ? cpus : others;
+    list += (list.empty() ? "" : ", ") + name;
+  }
+  std::string remedy;
+  if (!cpus.empty())
+    remedy += fmt::format(
+        "; for {}, profile again with --cpu-power WATTS (the power of one busy core) to estimate "
+        "{} energy",
+        cpus, cpus.find(',') == std::string::npos ? "its" : "their");
+  if (!others.empty()) remedy += fmt::format("; for {}, no estimate exists: only a sensor measures it", others);
+  throw MissingEnergyError(
+      fmt::format("{}: {} {} no energy, neither measured nor estimated (energy_source none): a "
+                  "front of time and energy would count {} as free{}; or ask for time only with "
+                  "{}",
+                  path, fmt::join(missing, ", "), missing.size() == 1 ? "has" : "have",
+                  missing.size() == 1 ? "it" : "them", remedy, time_only));
 }
 
 partition::Profile to_partition_profile(const ProfileFile& file) {

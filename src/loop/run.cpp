@@ -61,6 +61,7 @@ RunOutcome run_distribution(const Workload& app, const RunRequest& req, Platform
     if (!req.predicted.empty()) p.predicted = req.predicted[i];
     p.energy_source = info.energy_source;
     p.energy_absent = info.energy_absent;
+    p.energy_provenance = info.energy_provenance;
     out.processors.push_back(std::move(p));
   }
   return out;

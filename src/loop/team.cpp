@@ -38,11 +38,18 @@ Reading read_meter(energy::Meter& meter, Clock& clock) {
   return {a + (b - a) / 2, *e};
 }
 
+// Whether a meter is a hardware counter refreshed every update interval, whose readings are worth
+// aligning to its updates. An estimate's busy time steps on each core's own clock tick, so waiting
+// for the sum to move aligns nothing (and would spin while its cores idle).
+bool aligns(const energy::MeterInfo& info) {
+  return info.update_interval_s >= align_threshold_s && info.provenance == energy::Provenance::measured;
+}
+
 // Reads until the counter moves: the reading is then fresh to within one read's duration.
 Reading read_aligned(energy::Meter& meter, Clock& clock) {
   const double interval = meter.info().update_interval_s;
   Reading first = read_meter(meter, clock);
-  if (interval < align_threshold_s) return first;
+  if (!aligns(meter.info())) return first;
   const auto deadline = first.t + std::chrono::duration_cast<Clock::duration>(
                                       std::chrono::duration<double>(3 * interval + 0.05));
   for (;;) {
@@ -69,6 +76,30 @@ struct Team::Member {
   std::unique_ptr<Controller> controller;
   std::shared_ptr<energy::Meter> meter;  // null when the processor has no energy of its own
 };
+
+namespace {
+
+// The processor of a CPU package set that another processor's RAPL meter also covers, or "".
+std::string package_shared_with(const std::vector<energy::DeviceSpec>& edev, std::size_t i,
+                                const std::vector<std::string>& names) {
+  if (edev[i].kind != energy::DeviceKind::cpu_packages) return {};
+  for (std::size_t j = 0; j < edev.size(); ++j) {
+    if (j == i || edev[j].kind != energy::DeviceKind::cpu_packages) continue;
+    for (const int p : edev[i].packages)
+      if (std::find(edev[j].packages.begin(), edev[j].packages.end(), p) != edev[j].packages.end()) return names[j];
+  }
+  return {};
+}
+
+void attach(ProcessorInfo& info, std::shared_ptr<energy::Meter>& slot, std::unique_ptr<energy::Meter> meter) {
+  info.energy_source = meter->info().name;
+  info.energy_provenance = meter->info().provenance;
+  info.energy_measures = meter->info().measures;
+  info.update_interval_s = meter->info().update_interval_s;
+  slot = std::shared_ptr<energy::Meter>(std::move(meter));
+}
+
+}  // namespace
 
 std::vector<int> spec_cores(const DeviceSpec& spec) {
   // An accelerator's spec names no cores: every usable core.
@@ -119,14 +150,32 @@ Team::Team(const std::vector<DeviceSpec>& devices, TeamOptions options) : option
     for (auto& m : members_) m->info.energy_absent = "energy not measured (--no-energy)";
     return;
   }
+  attach_meters();
+}
+
+void Team::attach_meters() {
   // Meters, and which processors share one (RAPL packages shared by two CPU groups).
   std::vector<energy::DeviceSpec> edev;
-  for (auto& m : members_) edev.push_back(energy_device(m->info.spec));
+  std::vector<std::string> processor_names;
+  for (auto& m : members_) {
+    edev.push_back(energy_device(m->info.spec));
+    processor_names.push_back(m->info.name);
+  }
   for (std::size_t i = 0; i < members_.size(); ++i) {
     auto& m = *members_[i];
     std::unique_ptr<energy::Meter> meter;
     try {
-      meter = options_.make_meter ? options_.make_meter(edev[i]) : energy::make_meter(edev[i]);
+      meter = options_.make_meter ? options_.make_meter(edev[i]) : energy::make_meter(edev[i], options_.meters);
+      // A package counter that another processor's also covers cannot tell the two apart: an
+      // estimate of the processor's own cores, where one exists, is what is left.
+      const std::string shared = meter->available() && meter->info().provenance == energy::Provenance::measured
+                                     ? package_shared_with(edev, i, processor_names)
+                                     : std::string();
+      if (!shared.empty())
+        meter = energy::make_cpu_estimate(
+            edev[i], options_.meters,
+            fmt::format("{} also measures {}: the package energy of the two cannot be told apart", meter->info().name,
+                        shared));
     } catch (const DeviceError& e) {
       m.info.energy_absent = energy::no_sensor(e.what());
       continue;
@@ -135,22 +184,7 @@ Team::Team(const std::vector<DeviceSpec>& devices, TeamOptions options) : option
       m.info.energy_absent = meter->absent_reason();
       continue;
     }
-    std::string shared_with;
-    if (edev[i].kind == energy::DeviceKind::cpu_packages)
-      for (std::size_t j = 0; j < members_.size(); ++j) {
-        if (j == i || edev[j].kind != energy::DeviceKind::cpu_packages) continue;
-        for (const int p : edev[i].packages)
-          if (std::find(edev[j].packages.begin(), edev[j].packages.end(), p) != edev[j].packages.end())
-            shared_with = members_[j]->info.name;
-      }
-    if (!shared_with.empty()) {
-      m.info.energy_absent = energy::no_sensor(fmt::format("{} also measures {}: the package energy of the two cannot be "
-                                                           "told apart", meter->info().name, shared_with));
-      continue;
-    }
-    m.info.energy_source = meter->info().name;
-    m.info.update_interval_s = meter->info().update_interval_s;
-    m.meter = std::shared_ptr<energy::Meter>(std::move(meter));
+    attach(m.info, m.meter, std::move(meter));
   }
 }
 
@@ -163,6 +197,8 @@ Controller& Team::controller(std::size_t i) { return *members_.at(i)->controller
 void mark_energy_absent(ProcessorInfo& info, std::string reason) {
   info.energy_source = "none";
   info.energy_absent = std::move(reason);
+  info.energy_provenance = energy::Provenance::absent;
+  info.energy_measures.clear();
   info.update_interval_s = 0;
   info.base_power_w.reset();
 }
@@ -180,8 +216,8 @@ double Team::min_window_s() const {
     if (!m->meter) continue;
     const double dt = m->info.update_interval_s;
     // An aligned window (coarse counters) has end errors of one read, not one update: five
-    // updates are plenty. Fine counters: the 5 % rule of docs/energy.md.
-    w = std::max(w, dt >= align_threshold_s ? 5 * dt : energy::min_window_s(dt, 0.05));
+    // updates are plenty. Fine counters and estimates: the 5 % rule of docs/energy.md.
+    w = std::max(w, aligns(m->meter->info()) ? 5 * dt : energy::min_window_s(dt, 0.05));
   }
   return w;
 }

@@ -19,10 +19,14 @@ bool contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
 }
 
+// No powercap but the fixture's, no NVML, and no CPU estimate: no /proc/cpuinfo to rate the CPU
+// by and no /proc/stat (whatever this machine's CPU is, tests must not depend on it).
 ce::MeterEnvironment fixture_env(const fs::path& root) {
   ce::MeterEnvironment env;
   env.powercap_root = root;
   env.nvml_library = "libnvidia-ml-absent.so.1";
+  env.estimate.cpuinfo = root / "no-cpuinfo";
+  env.estimate.proc_stat = root / "no-stat";
   return env;
 }
 
@@ -58,7 +62,11 @@ TEST(MakeMeter, CpuPackagesWithoutPowercapGiveNoSensor) {
   TempDir tmp;
   const auto m = ce::make_meter(ce::DeviceSpec::cpu({0}), fixture_env(tmp.path() / "absent"));
   EXPECT_FALSE(m->available());
-  EXPECT_EQ(m->absent_reason(), "no sensor: " + (tmp.path() / "absent").string() + " absent");
+  EXPECT_EQ(m->info().provenance, ce::Provenance::absent);
+  // No counter, and no estimate either: both reasons.
+  EXPECT_EQ(m->absent_reason().rfind("no sensor: " + (tmp.path() / "absent").string() + " absent; no estimate: ", 0),
+            0U)
+      << m->absent_reason();
 }
 
 TEST(MakeMeter, CpuPackageSetSumsPackagesAndDram) {
@@ -133,33 +141,39 @@ TEST(ListMeters, NamesEveryZoneAndGpuOrWhyAbsent) {
   env.powercap_root = tmp.path();
   env.nvml_library = CTRL_FAKE_NVML;
   const auto list = ce::list_meters(env);
-  ASSERT_EQ(list.size(), 7u);  // five RAPL zones, two GPUs
+  ASSERT_EQ(list.size(), 8u);  // five RAPL zones, the estimate, two GPUs
   EXPECT_EQ(list[0].name, "rapl:package-0");
   EXPECT_TRUE(list[0].present);
   EXPECT_TRUE(contains(list[0].measures, "not DRAM"));
   EXPECT_EQ(list[2].name, "rapl:package-0/dram");
-  EXPECT_EQ(list[5].name, "nvml:0");
-  EXPECT_TRUE(list[5].present);
-  EXPECT_DOUBLE_EQ(list[5].update_interval_s, 0.1);
-  EXPECT_EQ(list[6].name, "nvml:1");
-  EXPECT_FALSE(list[6].present);
-  EXPECT_TRUE(contains(list[6].reason, "no sensor: ")) << list[6].reason;
+  EXPECT_EQ(list[5].name, "estimate");
+  EXPECT_EQ(list[5].provenance, ce::Provenance::estimated);
+  EXPECT_EQ(list[6].name, "nvml:0");
+  EXPECT_TRUE(list[6].present);
+  EXPECT_DOUBLE_EQ(list[6].update_interval_s, 0.1);
+  EXPECT_EQ(list[7].name, "nvml:1");
+  EXPECT_FALSE(list[7].present);
+  EXPECT_TRUE(contains(list[7].reason, "no sensor: ")) << list[7].reason;
 }
 
 TEST(ListMeters, AbsentFamiliesGetOneLineEachWithTheReason) {
   TempDir tmp;
   const auto list = ce::list_meters(fixture_env(tmp.path() / "absent"));
-  ASSERT_EQ(list.size(), 2u);
+  ASSERT_EQ(list.size(), 3u);
   EXPECT_EQ(list[0].name, "rapl");
   EXPECT_FALSE(list[0].present);
   EXPECT_EQ(list[0].reason, "no sensor: " + (tmp.path() / "absent").string() + " absent");
-  EXPECT_EQ(list[1].name, "nvml");
-  EXPECT_TRUE(contains(list[1].reason, "not found")) << list[1].reason;
+  EXPECT_EQ(list[1].name, "estimate");
+  EXPECT_FALSE(list[1].present);
+  EXPECT_TRUE(contains(list[1].reason, "no estimate: ")) << list[1].reason;
+  EXPECT_TRUE(contains(list[1].reason, "--cpu-power")) << list[1].reason;
+  EXPECT_EQ(list[2].name, "nvml");
+  EXPECT_TRUE(contains(list[2].reason, "not found")) << list[2].reason;
 
   // A malformed sysfs file is listed, not thrown: the other meters still show.
   ce::testing::write_zone(tmp.path(), "intel-rapl:0", "package-0", 1, 0);  // range 0: malformed
   const auto bad = ce::list_meters(fixture_env(tmp.path()));
-  ASSERT_EQ(bad.size(), 2u);
+  ASSERT_EQ(bad.size(), 3u);
   EXPECT_TRUE(contains(bad[0].reason, "max_energy_range_uj")) << bad[0].reason;
 }
 

@@ -61,6 +61,8 @@ class Plans : public ::testing::Test {
       b.energy = 3.0 * x;
       b.base_power = 40.0;
       b.energy_source = "nvml:0";
+      a.energy_source = "rapl:package-0";  // a measures its energy too (no base power recorded)
+      a.energy_provenance = b.energy_provenance = energy::Provenance::measured;
       for (ProfileRow* r : {&a, &b}) {
         r->app = app;
         r->cols = 24;
@@ -112,13 +114,15 @@ TEST_F(Plans, AHandEditedFrontIsRefusedNamingFileAndPoint) {
       {R"({"processors":["a","b"]})", "f.json: not a front written by `ctrl pareto --format json`"},
       {head + R"("front":[]})", "f.json: the front is empty"},
       {head + R"("energy":"joules","front":[{"time":1,"energy":1,"distribution":[1,3]}]})",
-       R"(energy "joules" is neither)"},
+       R"(energy "joules" is none of "dynamic", "total", "none")"},
       {head + R"("front":[{"time":1,"energy":1,"distribution":[1,2]}]})",
        "f.json: point 1: the distribution sums to 3, not to the front's workload 4"},
       {head + R"("front":[{"time":1,"energy":1,"distribution":[4]}]})",
        "f.json: point 1: a distribution of 1 parts for 2 processors"},
-      {head + R"("front":[{"time":1,"energy":1,"distribution":[5,-1]}]})", "point 1: a distribution part -1 is negative"},
-      {head + R"("front":[{"time":-1,"energy":1,"distribution":[1,3]}]})", "point 1: the time -1 is not a non-negative"},
+      {head + R"("front":[{"time":1,"energy":1,"distribution":[5,-1]}]})",
+       "point 1: a distribution part -1 is negative"},
+      {head + R"("front":[{"time":-1,"energy":1,"distribution":[1,3]}]})",
+       "point 1: the time -1 is not a non-negative"},
       {head + R"("front":[{"time":2,"energy":1,"distribution":[1,3]},{"time":1,"energy":2,"distribution":[0,4]}]})",
        "f.json: point 2: faster than point 1: a front is sorted by time"},
       {R"({"processors":["a"],"workload":0,"front":[{"time":1,"energy":1,"distribution":[0]}]})",

@@ -48,6 +48,13 @@ TeamOptions quick() {
   return o;
 }
 
+// Options whose CPU estimate has no rating (no /proc/cpuinfo to rate by, none given): what a test
+// expects must not depend on whether this machine's CPU is in ctrl's table.
+TeamOptions unrated(TeamOptions o = {}) {
+  o.meters.estimate.cpuinfo = "/nonexistent/cpuinfo";
+  return o;
+}
+
 TEST(Team, RejectsDuplicateAndOverlappingProcessors) {
   EXPECT_THROW(Team({parse_device("cpu:0"), parse_device("cpu:0")}), UsageError);
   EXPECT_THROW(Team({parse_device("cpu:0-1"), parse_device("offload:1")}), UsageError);
@@ -119,7 +126,7 @@ class CoarseMeter final : public energy::Meter {
 };
 
 TeamOptions with_coarse_meters(double watts, double interval) {
-  TeamOptions o;
+  TeamOptions o = unrated();
   o.min_round_s = 0.002;
   o.min_window_s = 0.15;
   auto clock = std::make_shared<test::TickingClock>();
@@ -161,7 +168,7 @@ TEST(Team, ProcessorsSharingAMeterHaveNoEnergyOfTheirOwn) {
 }
 
 TEST(Team, BatchesShortRuns) {
-  TeamOptions o;
+  TeamOptions o = unrated();
   o.min_round_s = 0.1;
   Team team({parse_device("cpu:0")}, o);
   EXPECT_EQ(team.batch_for(0.2), 1);
@@ -279,6 +286,7 @@ TEST_F(ProfileFileTest, WritesWhatCtrlParetoReads) {
     g.energy_ci = 0.1;
     g.base_power = 75.0;
     g.energy_source = "nvml:0";
+    g.energy_provenance = energy::Provenance::measured;
     w.write({r, g});
   }
   EXPECT_TRUE(is_profile_file(f));
@@ -368,7 +376,7 @@ TEST_F(ProfileFileTest, ForeignAndMalformedFilesAreRefused) {
   }
   spit(path("other.csv"), "processor,size,time,energy\ncpu,1,1,1\n");
   EXPECT_THROW(read_profile_file(path("other.csv")), UsageError);
-  spit(path("bad.csv"), profile_header() + "\ncpu:0,8,abc,0,3,1,0,,,,none,1,1,dgemm,64\n");
+  spit(path("bad.csv"), profile_header() + "\ncpu:0,8,abc,0,3,1,0,,,,none,absent,1,1,dgemm,64\n");
   try {
     read_profile_file(path("bad.csv"));
     FAIL() << "no error";

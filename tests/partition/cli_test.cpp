@@ -129,8 +129,9 @@ std::size_t occurrences(const std::string& text, const std::string& what) {
 // the profile's plot has a time line per processor and no energy axis.
 TEST_P(Cli, PlotsWithoutEnergySaySo) {
   const fs::path front = dir_ / "front.svg", profile = dir_ / "profile.svg";
-  const Result r = run({"--profile", fixture("no_energy_profile.csv"), "--workload", "80", "--plot", front.string(),
-                        "--plot-profile", profile.string()});
+  // A profile without energy gets time only, and asks for it (AProcessorWithoutEnergyGetsTimeOnly).
+  const Result r = run({"--profile", fixture("no_energy_profile.csv"), "--workload", "80", "--time-only", "--plot",
+                        front.string(), "--plot-profile", profile.string()});
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string f = slurp(front);
   for (const char* s : {"energy not measured", "no processor has an energy sensor", "cpu:0  (no energy sensor)",
@@ -223,14 +224,15 @@ TEST_P(Cli, APlotThatCannotBeWrittenFailsBeforeTheTable) {
 // profile's own base powers are summed when it has one for every processor, and the output says
 // so; otherwise the user is asked for --base-power.
 TEST_P(Cli, TotalEnergyNeedsABasePower) {
-  for (const char* file : {"paper_example.csv", "ctrl_profile_no_gpu_sensor.csv"}) {
-    const Result r = run({"--profile", fixture(file), "--workload", "4", "--energy", "total"});
-    EXPECT_EQ(r.code, 2) << file << ": " << r.err;
-    EXPECT_EQ(r.out, "");
-    EXPECT_EQ(r.err.rfind("ctrl: --energy total needs the platform's base power: give --base-power W", 0), 0U) << r.err;
-  }
+  const Result r = run({"--profile", fixture("paper_example.csv"), "--workload", "4", "--energy", "total"});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.rfind("ctrl: --energy total needs the platform's base power: give --base-power W", 0), 0U) << r.err;
+  EXPECT_NE(r.err.find("holds no base powers (only `ctrl profile` files record them)"), std::string::npos) << r.err;
+  // A processor without a sensor has no base power, and before that no energy: refused for that.
   const Result missing = run({"--profile", fixture("ctrl_profile_no_gpu_sensor.csv"), "--workload", "4", "--energy", "total"});
-  EXPECT_NE(missing.err.find("has no base power for cuda:0\n"), std::string::npos) << missing.err;
+  EXPECT_EQ(missing.code, 2) << missing.err;
+  EXPECT_NE(missing.err.find("cuda:0 has no energy"), std::string::npos) << missing.err;
 
   const std::string profile = fixture("ctrl_profile.csv");
   const Result table = run({"--profile", profile, "--workload", "4", "--energy", "total"});
@@ -248,6 +250,75 @@ TEST_P(Cli, TotalEnergyNeedsABasePower) {
   const Result given = run({"--profile", profile, "--workload", "4", "--energy", "total", "--base-power", "10"});
   ASSERT_EQ(given.code, 0) << given.err;
   EXPECT_NE(given.out.find("with base power 10 W (from --base-power)"), std::string::npos) << given.out;
+}
+
+// A `ctrl profile` file in which a processor has no energy (the fixture is of the format before
+// energy_provenance, so this is also an earlier file read): no front of time and energy, which
+// would count it as free (exit 2, saying what supplies it), but the time-optimal distribution with
+// --time-only, in every format and plot.
+TEST_P(Cli, AProcessorWithoutEnergyGetsTimeOnly) {
+  const std::string profile = fixture("ctrl_profile_no_gpu_sensor.csv");
+  const Result refused = run({"--profile", profile, "--workload", "4"});
+  EXPECT_EQ(refused.code, 2) << refused.err;
+  EXPECT_EQ(refused.out, "");
+  EXPECT_EQ(refused.err.rfind("ctrl: " + profile + ": cuda:0 has no energy, neither measured nor estimated", 0), 0U)
+      << refused.err;
+  EXPECT_NE(refused.err.find("for cuda:0, no estimate exists"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("ask for time only with --time-only"), std::string::npos) << refused.err;
+
+  const Result table = run({"--profile", profile, "--workload", "4", "--time-only"});
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_EQ(table.out.rfind("Time only (--time-only: energy is not compared): workload 4 on 2 processors", 0), 0U)
+      << table.out;
+  EXPECT_NE(table.out.find("energies: cpu:0 measured, cuda:0 absent"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("time-optimal"), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find(" J "), std::string::npos) << "an energy in a table of time only:\n" << table.out;
+
+  const Result json = run({"--profile", profile, "--workload", "4", "--time-only", "--format", "json"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  const auto doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["energy"], "none");
+  ASSERT_EQ(doc["front"].size(), 1U);
+  EXPECT_FALSE(doc["front"][0].contains("energy"));
+  EXPECT_EQ(doc["front"][0]["distribution"], nlohmann::json({1, 3}));  // max(1 s, 1.5 s): the fastest
+  EXPECT_EQ(doc["energy_provenance"]["cuda:0"], "absent");
+
+  const Result csv = run({"--profile", profile, "--workload", "4", "--time-only", "--format", "csv"});
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  EXPECT_EQ(csv.out, "time,cpu:0,cuda:0\n1.5,1,3\n");
+
+  const std::string svg = (dir_ / "t.svg").string();
+  ASSERT_EQ(run({"--profile", profile, "--workload", "4", "--time-only", "--plot", svg}).code, 0);
+  EXPECT_NE(slurp(svg).find("energy not compared"), std::string::npos);
+
+  const Result both = run({"--profile", profile, "--workload", "4", "--time-only", "--energy", "total"});
+  EXPECT_EQ(both.code, 2);
+  EXPECT_NE(both.err.find("--time-only compares no energy"), std::string::npos) << both.err;
+}
+
+// Where every processor has energy, the front says which is measured and which estimated.
+TEST_P(Cli, TheFrontSaysWhichEnergiesAreEstimated) {
+  const Result measured = run({"--profile", fixture("ctrl_profile.csv"), "--workload", "4", "--format", "json"});
+  ASSERT_EQ(measured.code, 0) << measured.err;
+  EXPECT_EQ(nlohmann::json::parse(measured.out)["energy_provenance"],
+            nlohmann::json({{"cpu:0", "measured"}, {"cuda:0", "measured"}}));
+
+  // The same profile with the CPU estimated, in the current format.
+  std::string text =
+      "processor,size,time,energy,reps,batch,time_ci,energy_ci,energy_measured,base_power,energy_source,"
+      "energy_provenance,converged,gflops,app,cols\n";
+  for (int k = 1; k <= 4; ++k) {
+    const std::string size = std::to_string(k), cpu_t = std::to_string(k) + ".0", gpu_t = std::to_string(0.5 * k);
+    text += "cpu:0," + size + "," + cpu_t + "," + std::to_string(2 * k) +
+            ",5,1,0.01,0.05,1,0.2,estimate:cpu:0 (3 W/core),estimated,1,1.5,dgemm,64\n";
+    text += "cuda:0," + size + "," + gpu_t + "," + std::to_string(1.5 * k) +
+            ",5,1,0.01,0.02,1,55,nvml:0,measured,1,3,dgemm,64\n";
+  }
+  const fs::path estimated = dir_ / "estimated.csv";
+  std::ofstream(estimated) << text;
+  const Result table = run({"--profile", estimated.string(), "--workload", "4"});
+  ASSERT_EQ(table.code, 0) << table.err << "\n" << text;
+  EXPECT_NE(table.out.find("energies: cpu:0 estimated, cuda:0 measured"), std::string::npos) << table.out;
 }
 
 TEST_P(Cli, MeasuredDgemmProfile) {

@@ -188,6 +188,7 @@ loop::LoadedProfile loaded_profile(bool gpu_sensor) {
       if (i == 2 && gpu_sensor) {
         row.energy = 1e-4 * static_cast<double>(size);
         row.energy_source = "nvml:0";
+        row.energy_provenance = ctrl::energy::Provenance::measured;
       }
       row.app = "dgemm";
       row.cols = 2048;

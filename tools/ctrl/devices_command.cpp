@@ -28,6 +28,7 @@ struct DevicesArgs {
   int groups = 2;
   std::string write_selection;
   double rank_timeout = 600.0;
+  CpuPowerArg cpu_power;
 };
 
 struct MeterState {
@@ -36,17 +37,19 @@ struct MeterState {
   std::string reason;     // why absent
   std::string measures;
   double interval = 0;
+  energy::Provenance provenance = energy::Provenance::absent;
 };
 
-MeterState meter_state(const energy::DeviceSpec& d) {
+MeterState meter_state(const energy::DeviceSpec& d, const energy::MeterEnvironment& env) {
   MeterState s;
   try {
-    auto m = energy::make_meter(d);
+    auto m = energy::make_meter(d, env);
     s.present = m->available();
     s.name = s.present ? m->info().name : "none";
     s.reason = m->absent_reason();
     s.measures = m->info().measures;
     s.interval = m->info().update_interval_s;
+    s.provenance = m->info().provenance;
   } catch (const std::exception& e) {
     s.name = "none";
     s.reason = energy::no_sensor(e.what());
@@ -55,7 +58,7 @@ MeterState meter_state(const energy::DeviceSpec& d) {
 }
 
 nlohmann::ordered_json meter_json(const MeterState& s) {
-  nlohmann::ordered_json j{{"name", s.name}, {"present", s.present}};
+  nlohmann::ordered_json j{{"name", s.name}, {"present", s.present}, {"provenance", energy::to_string(s.provenance)}};
   if (s.present) {
     j["measures"] = s.measures;
     j["update_interval_s"] = s.interval;
@@ -66,8 +69,18 @@ nlohmann::ordered_json meter_json(const MeterState& s) {
 }
 
 std::string meter_text(const MeterState& s) {
+  if (s.present && s.provenance == energy::Provenance::estimated)
+    return fmt::format("energy estimated: {} [{}]", s.measures, s.name);
   if (s.present) return fmt::format("meter {} ({}, updates every {:g} s)", s.name, s.measures, s.interval);
   return "meter: " + s.reason;
+}
+
+// A line of the "Energy meters" section.
+std::string listing_text(const energy::MeterListing& l) {
+  if (!l.present) return fmt::format("  {:<24} {}\n", l.name, l.reason);
+  if (l.provenance == energy::Provenance::estimated)
+    return fmt::format("  {:<24} {} (estimated)\n", l.name, l.measures);
+  return fmt::format("  {:<24} {} (updates every {:g} s)\n", l.name, l.measures, l.update_interval_s);
 }
 
 std::string gib(std::uint64_t bytes) { return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1ULL << 30)); }
@@ -106,11 +119,19 @@ int write_selection(const DevicesArgs& a, const loop::Machine& m, Job& job) {
 
 int run_devices(const DevicesArgs& a, Job& job) {
   prefer_pci_order_for_cuda();
-  const loop::Machine m = loop::probe_machine();
+  energy::MeterEnvironment env;
+  a.cpu_power.apply(env);
+  loop::Machine m = loop::probe_machine();
   if (!a.write_selection.empty()) return write_selection(a, m, job);
+  m.meters = energy::list_meters(env);  // with the rating given, if any
   std::vector<MeterState> pkg_meters, gpu_meters;
-  for (const auto& p : m.packages) pkg_meters.push_back(meter_state(energy::DeviceSpec::cpu({p.id})));
-  for (const auto& g : m.gpus) gpu_meters.push_back(meter_state(energy::DeviceSpec::nvidia(static_cast<unsigned>(g.index))));
+  for (const auto& p : m.packages) {
+    auto spec = energy::DeviceSpec::cpu({p.id}, true, p.cores);
+    spec.label = fmt::format("package-{}", p.id);
+    pkg_meters.push_back(meter_state(spec, env));
+  }
+  for (const auto& g : m.gpus)
+    gpu_meters.push_back(meter_state(energy::DeviceSpec::nvidia(static_cast<unsigned>(g.index)), env));
   const auto suggested = loop::suggested_processors(m, a.groups);
   std::string kinds = "cpu, offload";
   if (m.cuda_backend) kinds += ", cuda";
@@ -147,7 +168,11 @@ int run_devices(const DevicesArgs& a, Job& job) {
     }
     nlohmann::ordered_json meters = nlohmann::ordered_json::array();
     for (const auto& l : m.meters) {
-      nlohmann::ordered_json j{{"name", l.name}, {"measures", l.measures}, {"present", l.present}};
+      nlohmann::ordered_json j{
+          {"name", l.name},
+          {"measures", l.measures},
+          {"present", l.present},
+          {"provenance", energy::to_string(l.present ? l.provenance : energy::Provenance::absent)}};
       if (l.present) j["update_interval_s"] = l.update_interval_s;
       else j["reason"] = l.reason;
       meters.push_back(j);
@@ -185,12 +210,7 @@ int run_devices(const DevicesArgs& a, Job& job) {
     std::cout << '\n';
   }
   std::cout << "Energy meters\n";
-  for (const auto& l : m.meters) {
-    if (l.present)
-      std::cout << fmt::format("  {:<24} {} (updates every {:g} s)\n", l.name, l.measures, l.update_interval_s);
-    else
-      std::cout << fmt::format("  {:<24} {}\n", l.name, l.reason);
-  }
+  for (const auto& l : m.meters) std::cout << listing_text(l);
   std::string line;
   for (const auto& s : suggested) line += (line.empty() ? "" : " ") + s.str();
   std::cout << "\nProcessors to profile (" << a.groups << " CPU group" << (a.groups == 1 ? "" : "s")
@@ -214,6 +234,7 @@ void add_devices(CLI::App& app, action& run, Job& job) {
                   "devices, each rank's share of its host)");
   cmd->add_option("--rank-timeout", args->rank_timeout, "Under mpirun: the longest wait for another rank, s")
       ->capture_default_str();
+  args->cpu_power.add_to(cmd);
   cmd->callback([&run, &job, args] { run = [args, &job] { return run_devices(*args, job); }; });
 }
 

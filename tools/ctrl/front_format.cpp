@@ -35,6 +35,7 @@ void write_table(std::ostream& out, const FrontReport& r) {
                                          r.base_power_origin.empty() ? "" : " (" + r.base_power_origin + ")")
                            : "",
                      r.workload, r.processors.size(), r.profile_path);
+  out << provenance_line(r);
   out << fmt::format("{} Pareto-optimal distribution{}\n", r.front.size(), r.front.size() == 1 ? "" : "s");
   const auto& t = r.time_optimal();
   const auto& e = r.energy_optimal();
@@ -66,9 +67,18 @@ void write_table(std::ostream& out, const FrontReport& r) {
   }
 }
 
+std::string provenance_line(const FrontReport& r) {
+  if (r.provenance.size() != r.processors.size()) return {};
+  std::string line;
+  for (std::size_t i = 0; i < r.processors.size(); ++i)
+    line += fmt::format("{}{} {}", line.empty() ? "" : ", ", r.processors[i], energy::to_string(r.provenance[i]));
+  return "energies: " + line + "\n";
+}
+
 void write_json(std::ostream& out, const FrontReport& r) {
   // The front file (one module writes and reads it), with the analysis beside its fields.
-  auto doc = nlohmann::ordered_json::parse(loop::front_json({r.processors, r.workload, r.model, r.front}));
+  auto doc = nlohmann::ordered_json::parse(
+      loop::front_json({r.processors, r.workload, r.model, r.front, r.time_only, r.provenance}));
   add_analysis_json(doc, r);
   out << doc.dump(2) << '\n';
 }

@@ -1,6 +1,7 @@
 // `ctrl pareto` output: the front as a terminal table, JSON or CSV (docs/partition.md).
 #pragma once
 #include <ctrl/partition/analysis.hpp>
+#include <ctrl/energy/meter.hpp>
 #include <ctrl/partition/front.hpp>
 #include <ctrl/partition/load_balanced.hpp>
 
@@ -27,6 +28,8 @@ struct FrontReport {
   std::optional<partition::EnergyOptima> optima;  // dynamic- against total-energy optimum, with a base power
   std::string optima_origin;                      // where its base power came from; or why there is none
   std::vector<std::string> unmetered;             // processors whose energy was not measured (count 0 J)
+  bool time_only = false;                            // --time-only: the front is the time-optimal point
+  std::vector<energy::Provenance> provenance;        // per processor (a `ctrl profile` file); empty: unknown
 
   const partition::Solution& time_optimal() const { return front.front(); }
   const partition::Solution& energy_optimal() const { return front.back(); }
@@ -43,5 +46,12 @@ void write_json(std::ostream& out, const FrontReport& report);
 
 // A header row `time,energy,<processor names>`, then one row per point (numbers round-trip).
 void write_csv(std::ostream& out, const FrontReport& report);
+
+// A report of time only (front_time_only.cpp), in `format` (table, json or csv): the time-optimal
+// distribution and the load-balanced one, no energy.
+void write_time_only(std::ostream& out, const FrontReport& report, const std::string& format);
+
+// "energies: cpu:0-7 estimated, cuda:0 measured" for a report whose provenance is known; "" otherwise.
+std::string provenance_line(const FrontReport& report);
 
 }  // namespace ctrl::tool

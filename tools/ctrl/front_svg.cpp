@@ -156,7 +156,13 @@ std::string processor_list(const FrontReport& r, const EnergyCoverage& c, double
   y += 18;
   for (std::size_t i = 0; i < r.processors.size() && i < 12; ++i, y += 17) {
     const bool lacks = i < c.metered.size() && !c.metered[i];
-    svg += text(legend_x + 8, y, r.processors[i] + (!lacks ? "" : c.from_sensors ? "  (no energy sensor)" : "  (energy 0: not measured)"), grey);
+    const bool estimated = i < c.estimated.size() && c.estimated[i];
+    svg += text(legend_x + 8, y,
+                r.processors[i] + (estimated        ? "  (energy estimated)"
+                                   : !lacks         ? ""
+                                   : c.from_sensors ? "  (no energy sensor)"
+                                                    : "  (energy 0: not measured)"),
+                grey);
   }
   if (r.processors.size() > 12) {
     svg += text(legend_x + 8, y, fmt::format("... {} more", r.processors.size() - 12), grey);
@@ -282,6 +288,7 @@ std::vector<Mark> time_only_rows(const FrontReport& r) {
 
 // Why the plot has no energy axis, and what follows for the front.
 std::vector<std::string> not_measured_lines(const FrontReport& r, const EnergyCoverage& c) {
+  if (c.time_only) return {"time only (--time-only): energy is not", "compared; the time-optimal distribution"};
   const bool no_sensor = c.from_sensors && !c.metered.empty() &&
                          std::find(c.metered.begin(), c.metered.end(), true) == c.metered.end();
   std::vector<std::string> lines{no_sensor ? "no processor has an energy sensor" : "no processor measured a non-zero energy"};
@@ -295,7 +302,8 @@ std::vector<std::string> not_measured_lines(const FrontReport& r, const EnergyCo
 }
 
 std::string not_measured_note(const FrontReport& r, const EnergyCoverage& c, const std::vector<std::string>& lines) {
-  std::string svg = text(legend_x, top + 14, "energy not measured", "font-size=\"16\" font-weight=\"bold\" fill=\"#b00020\"");
+  std::string svg = text(legend_x, top + 14, c.time_only ? "energy not compared" : "energy not measured",
+                         "font-size=\"16\" font-weight=\"bold\" fill=\"#b00020\"");
   double y = top + 38;
   for (const auto& line : lines) {
     svg += text(legend_x, y, line, grey);
@@ -315,8 +323,8 @@ std::string time_only_plot(const FrontReport& r, const EnergyCoverage& c) {
   const double plot_h = std::max(80 * static_cast<double>(rows.size()), std::max(160.0, note_h - bottom));
   const Frame f{left, top, width - left - right, plot_h, Axis::fit(0, t1, Quantity::time), Axis{}};
   std::string svg = svg_open(width, top + plot_h + bottom);
-  svg += heading(r, fmt::format("Workload {} on {} processors: parallel time only (energy not measured)", r.workload,
-                                r.processors.size()));
+  svg += heading(r, fmt::format("Workload {} on {} processors: parallel time only (energy not {})", r.workload,
+                                r.processors.size(), c.time_only ? "compared" : "measured"));
   svg += axes(f, f.x.title("parallel execution time"), "distributions", false);
   svg += time_rows(f, rows);
   return svg + not_measured_note(r, c, lines) + "</svg>\n";
@@ -331,7 +339,8 @@ bool any_energy(const FrontReport& r) {
 }  // namespace
 
 std::string front_svg(const FrontReport& report, const EnergyCoverage& coverage) {
-  return coverage.measured && any_energy(report) ? energy_plot(report, coverage) : time_only_plot(report, coverage);
+  return coverage.measured && !coverage.time_only && any_energy(report) ? energy_plot(report, coverage)
+                                                                        : time_only_plot(report, coverage);
 }
 
 }  // namespace ctrl::tool

@@ -10,10 +10,11 @@
 // every one stays visible. Processors without an energy sensor are named in the legend. The page
 // grows downwards when the legend needs it.
 //
-// Without energy (no processor measured any: no sensor, or every energy 0): no energy axis. The
-// plot is then the parallel time of each distribution of the front, of the load-balanced one and
-// of the even split, one bar per row, and says "energy not measured" and which processors lack a
-// sensor.
+// Without energy (no processor measured any: no sensor, or every energy 0), or for --time-only:
+// no energy axis. The plot is then the parallel time of each distribution of the front, of the
+// load-balanced one and of the even split, one bar per row, and says "energy not measured" (or
+// "energy not compared") and which processors lack a sensor. Processors whose energy is estimated
+// are named so.
 #pragma once
 #include "front_format.hpp"
 
@@ -29,6 +30,8 @@ struct EnergyCoverage {
   bool from_sensors = false;  // `metered` is whether it has a sensor (a `ctrl profile` file's
                               // energy_source), not only whether its energies are non-zero
   bool measured = true;       // false: no processor measured a non-zero energy
+  std::vector<bool> estimated;  // per processor: its energy is estimated, not measured (empty: none is)
+  bool time_only = false;       // --time-only: energy not compared, whatever was measured
 };
 
 std::string front_svg(const FrontReport& report, const EnergyCoverage& coverage = {});

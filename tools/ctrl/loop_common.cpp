@@ -107,6 +107,24 @@ std::string format_percent(std::optional<double> r) {
 
 void prefer_pci_order_for_cuda() { ::setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 0); }
 
+void CpuPowerArg::add_to(CLI::App* cmd) {
+  cmd->add_option_function<double>(
+         "--cpu-power", [this](const double& w) { watts = w; },
+         "Watts drawn by one busy CPU core, to estimate the energy of CPU processors that no counter measures (no "
+         "RAPL); default: ctrl's table of rated CPUs, by model (docs/energy.md)")
+      ->type_name("WATTS");
+}
+
+void CpuPowerArg::apply(energy::MeterEnvironment& env) const {
+  if (!watts) return;
+  try {
+    energy::check_watts_per_core(*watts, "--cpu-power");
+  } catch (const UsageError& e) {
+    throw exit_error(exit_bad_input, e.what());
+  }
+  env.estimate.watts_per_core = *watts;
+}
+
 void MeasureArgs::add_to(CLI::App* cmd) {
   cmd->add_option("--min-reps", min_reps, "Fewest measured rounds")->capture_default_str();
   cmd->add_option("--max-reps", max_reps, "Most measured rounds")->capture_default_str();
@@ -120,6 +138,7 @@ void MeasureArgs::add_to(CLI::App* cmd) {
                   "Idle window to measure base powers known from nowhere else (0: do not)")
       ->capture_default_str();
   cmd->add_flag("--no-energy", no_energy, "Measure time only");
+  cpu_power.add_to(cmd);
   cmd->add_option("--min-window", min_window,
                   "Shortest energy window in seconds (default: from the meters); rounds last at least this long");
   cmd->add_option("--min-round", min_round,

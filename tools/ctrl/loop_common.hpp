@@ -1,6 +1,7 @@
 // Helpers shared by `ctrl profile` and `ctrl run`: the application and its parameters, number
 // formatting for tables, and the CUDA device order that makes CUDA device i the same GPU as NVML's i.
 #pragma once
+#include <ctrl/energy/factory.hpp>
 #include <ctrl/loop/workload.hpp>
 
 #include <CLI/CLI.hpp>
@@ -43,8 +44,17 @@ std::string describe(const loop::Workload& app, index_t cols);
 // by default fastest first, and a processor "cuda:i" must be metered by NVML's GPU i.
 void prefer_pci_order_for_cuda();
 
+// `--cpu-power WATTS` of `ctrl devices | power | profile | run`: the power of one busy CPU core,
+// for the estimated energy of CPU processors that no counter measures (docs/energy.md).
+struct CpuPowerArg {
+  std::optional<double> watts;
+  void add_to(CLI::App* cmd);
+  // Checked (exit 2 naming the option) and put where meters look for it.
+  void apply(energy::MeterEnvironment& env) const;
+};
+
 // The measurement flags `ctrl profile` and `ctrl run` share: the stopping rule, energy windows,
-// rounds, base powers, input seed and progress display.
+// rounds, base powers, the CPU rating, input seed and progress display.
 struct MeasureArgs {
   explicit MeasureArgs(int most_reps) : max_reps(most_reps) {}
   int min_reps = 3;
@@ -58,6 +68,7 @@ struct MeasureArgs {
   double min_round = 0.02;
   std::uint64_t seed = 1;
   std::string progress = "auto";
+  CpuPowerArg cpu_power;
 
   void add_to(CLI::App* cmd);
   void check() const;  // exit_bad_input for negative windows and rounds

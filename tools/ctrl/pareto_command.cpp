@@ -1,8 +1,10 @@
-// ctrl pareto --profile FILE.csv --workload N [--energy dynamic|total] [--base-power W]
+// ctrl pareto --profile FILE.csv --workload N [--energy dynamic|total] [--base-power W] [--time-only]
 //              [--format table|json|csv] [--plot FILE.svg] [--plot-profile FILE.svg]
 //              [--algorithm dp|paper|brute-force] [--budget P%]...
 // The exact Pareto front of workload distributions for time and energy, and the HEPOPTA paper's
-// analysis of it (docs/partition.md).
+// analysis of it (docs/partition.md). A `ctrl profile` file in which a processor has no energy at
+// all gets no front of time and energy (exit 2, saying what supplies it), only the time-optimal
+// distribution with --time-only.
 #include "analysis_format.hpp"
 #include "command.hpp"
 #include "front_format.hpp"
@@ -12,6 +14,7 @@
 #include <ctrl/errors.hpp>
 #include <ctrl/io/files.hpp>
 #include <ctrl/partition/analysis.hpp>
+#include <ctrl/partition/hpopta.hpp>
 #include <ctrl/partition/load_balanced.hpp>
 #include <ctrl/partition/pareto.hpp>
 #include <ctrl/loop/plan.hpp>
@@ -45,6 +48,7 @@ struct ParetoArgs {
   std::string algorithm = "dp";
   unsigned threads = 0;
   std::vector<std::string> budgets{"5%"};
+  bool time_only = false;
 };
 
 partition::Size parse_workload(const std::string& text) {
@@ -119,19 +123,40 @@ void compare_optima(FrontReport& report, const partition::Front& dynamic, const 
   if (watts) report.optima = partition::energy_optima(dynamic, *watts);
 }
 
-// The balanced distributions and the paper's analysis of the front against them.
-void analyse(FrontReport& report, const partition::Front& dynamic, const loop::LoadedProfile& loaded,
-             const ParetoArgs& a, const std::vector<double>& budgets) {
-  const partition::Profile& profile = loaded.profile;
+// The load-balanced solution (equal times), with the spread of its times, and the even split.
+void balance(FrontReport& report, const partition::Profile& profile) {
   report.load_balanced = partition::load_balanced(profile, report.workload, report.model);
   report.even_split = partition::even_split(profile, report.workload, report.model);
   if (report.load_balanced)
     report.balance = partition::time_spread(profile, report.load_balanced->distribution, report.workload);
+}
+
+// The paper's analysis of the front against the balanced distributions.
+void analyse(FrontReport& report, const partition::Front& dynamic, const loop::LoadedProfile& loaded,
+             const ParetoArgs& a, const std::vector<double>& budgets) {
   report.analysis = partition::analyse_front(report.front, report.load_balanced, budgets);
   compare_optima(report, dynamic, loaded, a);
   const EnergyCoverage coverage = energy_coverage(loaded);
   for (std::size_t i = 0; i < coverage.metered.size(); ++i)
     if (!coverage.metered[i]) report.unmetered.push_back(report.processors[i]);
+}
+
+// --time-only: no second objective, so no option of one; without it, every processor of a `ctrl
+// profile` file must have energy, measured or estimated (a zero that is no measurement would make
+// it free).
+void check_objectives(const ParetoArgs& a, const loop::LoadedProfile& loaded) {
+  if (a.time_only) {
+    if (a.energy != "dynamic" || !a.base_power.empty())
+      throw exit_error(exit_bad_input, "--time-only compares no energy: --energy and --base-power do not apply");
+    return;
+  }
+  if (loaded.file) loop::require_energy(*loaded.file, a.profile, "--time-only");
+}
+
+// The time-optimal distribution alone: the front of a single objective.
+partition::Front time_optimal_front(const partition::Profile& profile, partition::Size workload) {
+  const auto best = partition::hpopta(profile, workload);
+  return best ? partition::Front{*best} : partition::Front{};
 }
 
 int run_pareto(const ParetoArgs& a) {
@@ -147,6 +172,9 @@ int run_pareto(const ParetoArgs& a) {
   check_plot_files(a.profile, plots);  // before the table: a plot that cannot be written fails first
   const loop::LoadedProfile loaded = loop::read_profile(a.profile);
   const partition::Profile& profile = loaded.profile;
+  check_objectives(a, loaded);
+  report.time_only = a.time_only;
+  if (loaded.file) report.provenance = loop::processor_provenance(*loaded.file);
   if (report.model.kind == partition::EnergyKind::total && a.base_power.empty()) {
     const auto watts = profile_base_power(loaded, a.profile, report.base_power_origin);
     if (!watts)
@@ -163,17 +191,21 @@ int run_pareto(const ParetoArgs& a) {
   options.method = partition::parse_method(a.algorithm).value_or(partition::Method::dp);
   options.dp.threads = a.threads;
   // The (time, total energy) front is a subset of the dynamic one (as in htpopta), which the
-  // comparison of the two energies' optima needs.
-  const partition::Front dynamic = partition::hepopta(profile, report.workload, options);
+  // comparison of the two energies' optima needs; --time-only has the time-optimal point alone.
+  const partition::Front dynamic = a.time_only ? time_optimal_front(profile, report.workload)
+                                               : partition::hepopta(profile, report.workload, options);
   if (dynamic.empty())
     throw loop::InfeasibleError("workload " + a.workload + " cannot be split exactly with the sizes in " + a.profile +
                                 " (every non-zero part must be a size of its processor's profile)");
   report.front = report.model.kind == partition::EnergyKind::total
                      ? partition::to_total_energy(profile, dynamic, report.workload, report.model.base_power)
                      : dynamic;
-  analyse(report, dynamic, loaded, a, budgets);
+  balance(report, profile);
+  if (!a.time_only) analyse(report, dynamic, loaded, a, budgets);
 
-  if (a.format == "json")
+  if (a.time_only)
+    write_time_only(std::cout, report, a.format);
+  else if (a.format == "json")
     write_json(std::cout, report);
   else if (a.format == "csv")
     write_csv(std::cout, report);
@@ -217,6 +249,9 @@ void add_pareto(CLI::App& app, action& run) {
                   "A slowdown allowed over the fastest time, as a percentage (5%): the table, JSON and plot show the "
                   "least energy within it (repeat for several)")
       ->capture_default_str();
+  cmd->add_flag("--time-only", args->time_only,
+                "Time only: the time-optimal distribution, energy not compared (for a profile in which a processor "
+                "has no energy, measured or estimated)");
   cmd->callback([&run, args] { run = [args] { return run_pareto(*args); }; });
 }
 

@@ -28,7 +28,12 @@ void write_plots(const PlotFiles& files, const FrontReport& report, const loop::
       throw exit_error(exit_bad_input, std::string(option) + ": " + e.what());
     }
   };
-  write("--plot", files.front, [&] { return front_svg(report, energy_coverage(loaded)); });
+  write("--plot", files.front, [&] {
+    EnergyCoverage coverage = energy_coverage(loaded);
+    // Energy measured but not compared (--time-only); with none measured, the plot says that instead.
+    coverage.time_only = report.time_only && coverage.measured;
+    return front_svg(report, coverage);
+  });
   write("--plot-profile", files.profile, [&] { return profile_svg(loaded, report.profile_path); });
 }
 

@@ -109,6 +109,7 @@ int run_profile_command(const ProfileArgs& a, Job& job) {
   req.rule = {a.measure.min_reps, a.measure.max_reps, a.measure.precision, a.measure.max_seconds};
   req.rule.validate();
   req.team.energy = !a.measure.no_energy;
+  a.measure.cpu_power.apply(req.team.meters);
   req.team.min_window_s = a.measure.min_window;
   a.measure.check();
   req.team.min_round_s = a.measure.min_round;
@@ -150,8 +151,8 @@ int run_profile_command(const ProfileArgs& a, Job& job) {
   for (const auto& p : o.processors) {
     std::cout << fmt::format("  {:<14} {}", p.name, p.description);
     if (p.has_energy())
-      std::cout << fmt::format("; energy from {}, base power {:.2f} W ({})", p.energy_source,
-                               p.base_power_w.value_or(0.0), p.base_power_origin);
+      std::cout << fmt::format("; energy {} by {}, base power {:.2f} W ({})", energy::to_string(p.energy_provenance),
+                               p.energy_source, p.base_power_w.value_or(0.0), p.base_power_origin);
     else
       std::cout << "; energy absent: " << p.energy_absent;
     std::cout << '\n';
@@ -164,7 +165,12 @@ int run_profile_command(const ProfileArgs& a, Job& job) {
     return 130;
   }
   const index_t total_rows = req.sizes.back() * static_cast<index_t>(platform->size());
-  std::cout << fmt::format("next: ctrl pareto --profile {} --workload N   (N up to {})\n", req.out, total_rows);
+  // A processor without energy gets no front of time and energy (ctrl pareto refuses one).
+  const bool all_energy = std::all_of(o.processors.begin(), o.processors.end(),
+                                      [](const loop::ProcessorInfo& p) { return p.has_energy(); });
+  std::cout << fmt::format("next: ctrl pareto --profile {} --workload N{}   (N up to {}{})\n", req.out,
+                           all_energy ? "" : " --time-only", total_rows,
+                           all_energy ? "" : "; time only: a processor has no energy, see above");
   return exit_ok;
 }
 

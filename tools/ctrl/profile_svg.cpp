@@ -32,7 +32,10 @@ struct Series {
 std::string source_of(const loop::LoadedProfile& loaded, const std::string& name, bool metered) {
   if (!loaded.file) return metered ? "" : "energy 0: not measured";
   for (const auto& row : loaded.file->rows)
-    if (row.processor == name) return row.energy_source == "none" ? "no energy sensor" : "energy: " + row.energy_source;
+    if (row.processor == name)
+      return row.energy_source == "none"                              ? "no energy sensor"
+             : row.energy_provenance == energy::Provenance::estimated ? "energy estimated: " + row.energy_source
+                                                                      : "energy: " + row.energy_source;
   return "";
 }
 
@@ -137,6 +140,10 @@ EnergyCoverage energy_coverage(const loop::LoadedProfile& loaded) {
         return r.processor == p.name() && r.energy_source != "none";
       });
     c.metered.push_back(metered);
+    c.estimated.push_back(
+        loaded.file && std::any_of(loaded.file->rows.begin(), loaded.file->rows.end(), [&](const loop::ProfileRow& r) {
+          return r.processor == p.name() && r.energy_provenance == energy::Provenance::estimated;
+        }));
     c.measured = c.measured || (metered && nonzero);
   }
   return c;

@@ -116,6 +116,7 @@ int run_run(const RunArgs& a, Job& job) {
 
   loop::TeamOptions topt;
   topt.energy = !a.measure.no_energy;
+  a.measure.cpu_power.apply(topt.meters);
   topt.min_window_s = a.measure.min_window;
   topt.min_round_s = a.measure.min_round;
   prefer_pci_order_for_cuda();

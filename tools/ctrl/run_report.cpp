@@ -30,17 +30,32 @@ json processor_json(const loop::ProcessorRun& r) {
     p["energy"] = {{"measured", estimate(*r.energy)},
                    {"predicted", optional(r.predicted.energy)},
                    {"error", optional(relative(r.energy->mean, r.predicted.energy))},
-                   {"source", r.energy_source}};
+                   {"source", r.energy_source},
+                   {"provenance", energy::to_string(r.energy_provenance)}};
   else
     p["energy"] = {{"measured", nullptr}, {"absent", r.energy_absent}};
   return p;
 }
 
-// The processors whose energy is measured, and the others with the reason.
+bool estimated(const loop::ProcessorRun& r) { return r.energy_provenance == energy::Provenance::estimated; }
+
+// The names of the processors whose energy the total covers.
+std::vector<std::string> covered(const loop::RunOutcome& o) {
+  std::vector<std::string> names;
+  for (const auto& r : o.processors)
+    if (r.energy) names.push_back(r.name);
+  return names;
+}
+
+// The processors whose energy is measured or estimated (saying so), and the others with the reason.
 std::pair<std::vector<std::string>, std::vector<std::string>> metered(const loop::RunOutcome& o) {
   std::vector<std::string> with, without;
-  for (const auto& r : o.processors)
-    (r.energy ? with : without).push_back(r.energy ? r.name : r.name + " (" + r.energy_absent + ")");
+  for (const auto& r : o.processors) {
+    if (!r.energy)
+      without.push_back(r.name + " (" + r.energy_absent + ")");
+    else
+      with.push_back(r.name + (estimated(r) ? " (estimated: " + r.energy_source + ")" : ""));
+  }
   return {with, without};
 }
 
@@ -58,7 +73,8 @@ std::string processor_row(const loop::ProcessorRun& r) {
   const std::string tp = r.predicted.time ? format_seconds(*r.predicted.time) : "—";
   std::string em = "—", ep = "—", ee = "—";
   if (r.energy) {
-    em = fmt::format("{} ±{}", format_joules(r.energy->mean), format_joules(r.energy->ci));
+    // "≈": an estimate (energy/estimate.hpp), not a meter's reading.
+    em = fmt::format("{}{} ±{}", estimated(r) ? "≈" : "", format_joules(r.energy->mean), format_joules(r.energy->ci));
     if (r.predicted.energy) ep = format_joules(*r.predicted.energy);
     ee = format_percent(relative(r.energy->mean, r.predicted.energy));
   }
@@ -81,7 +97,7 @@ std::string total_row(const RunReport& r, index_t rows) {
 void write_energy_note(std::ostream& out, const RunReport& r) {
   const auto [with, without] = metered(r.outcome);
   if (with.empty()) {
-    out << "energy: absent on every processor — no sensor measures these devices here\n";
+    out << "energy: absent on every processor — neither measured nor estimated here (--cpu-power estimates a CPU's)\n";
     return;
   }
   out << "energy: dynamic energy of " << joined(with, ", ")
@@ -109,13 +125,16 @@ std::string run_json(const RunReport& r) {
            {"batch", o.measured.batch},
            {"converged", o.measured.converged},
            {"processors", procs}};
-  doc["total"] = {{"time", {{"measured", estimate(o.measured.wall)}, {"predicted", optional(t.time_predicted)},
-                            {"error", optional(relative(o.measured.wall.mean, t.time_predicted))}}},
-                  {"energy", {{"kind", t.total_energy ? "total" : "dynamic"},
-                              {"measured", optional(t.energy_measured)},
-                              {"predicted", optional(t.energy_predicted)},
-                              {"error", optional(relative(t.energy_measured, t.energy_predicted))},
-                              {"covers", metered(o).first}}}};
+  doc["total"] = {{"time",
+                   {{"measured", estimate(o.measured.wall)},
+                    {"predicted", optional(t.time_predicted)},
+                    {"error", optional(relative(o.measured.wall.mean, t.time_predicted))}}},
+                  {"energy",
+                   {{"kind", t.total_energy ? "total" : "dynamic"},
+                    {"measured", optional(t.energy_measured)},
+                    {"predicted", optional(t.energy_predicted)},
+                    {"error", optional(relative(t.energy_measured, t.energy_predicted))},
+                    {"covers", covered(o)}}}};
   doc["check"] = {{"ok", o.check.ok}, {"worst", o.check.worst}, {"rows", o.check.rows_checked},
                   {"method", o.check.method}, {"detail", o.check.detail}};
   return doc.dump(2) + "\n";

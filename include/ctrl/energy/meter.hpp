@@ -7,10 +7,24 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <ctrl/errors.hpp>  // meters throw ctrl::DeviceError / ctrl::UsageError
 
 namespace ctrl::energy {
+
+// Where a meter's joules come from. Every energy ctrl reports carries one, so that an estimate is
+// never read as a measurement and an absence never as a zero.
+enum class Provenance {
+  measured,   // a hardware counter (RAPL, NVML)
+  estimated,  // a documented model over measured activity (estimate.hpp: rated power x busy cores)
+  absent,     // no energy at all (NoMeter)
+};
+
+// "measured", "estimated", "absent".
+[[nodiscard]] std::string_view to_string(Provenance p) noexcept;
+// The inverse of to_string; std::nullopt for any other text.
+[[nodiscard]] std::optional<Provenance> parse_provenance(std::string_view text) noexcept;
 
 // What a meter is and how fine-grained its readings are.
 struct MeterInfo {
@@ -24,6 +38,8 @@ struct MeterInfo {
   double update_interval_s = 0.0;
   // Whether power_w() can return a value (NVML: yes; RAPL: no instantaneous power).
   bool has_power = false;
+  // Measured by a counter, estimated by a model, or absent (NoMeter).
+  Provenance provenance = Provenance::measured;
 };
 
 // A device's energy counter.

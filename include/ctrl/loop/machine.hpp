@@ -43,7 +43,8 @@ std::vector<DeviceSpec> suggested_processors(const Machine& m, int cpu_groups);
 
 // The meter a processor (a controller's device) has, described for energy: GPUs by NVML index
 // (= CUDA index when CUDA_DEVICE_ORDER=PCI_BUS_ID, which the tool sets), CPU kinds by the packages
-// of their cores. Kinds with no meter map to energy::DeviceSpec::none.
+// of their cores, and the cores themselves (for an estimate). Kinds with no meter map to
+// energy::DeviceSpec::none.
 energy::DeviceSpec energy_device(const DeviceSpec& spec);
 
 }  // namespace ctrl::loop

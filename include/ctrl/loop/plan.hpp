@@ -75,7 +75,10 @@ struct Plan {
 
 // Reads the files once, checks them against each other and against the workload's limits
 // (Workload::check_size), and computes the distribution. UsageError naming the file and what is
-// wrong; InfeasibleError when no distribution of the workload exists with the profile's sizes.
+// wrong; InfeasibleError when no distribution of the workload exists with the profile's sizes;
+// MissingEnergyError for a pick by energy (least-energy, K) of the front of a profile where some
+// processor has no energy (profile_file.hpp, require_energy), and UsageError for a least-energy
+// pick of a front of time only.
 Plan plan_run(const Workload& app, const PlanRequest& request);
 
 // The run of a plan: its rows, N, predictions and the profile's base powers; the caller sets the

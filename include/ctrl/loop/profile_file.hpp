@@ -8,6 +8,7 @@
 //   time             mean seconds per run (attach + launch + detach of the block)
 //   energy           mean dynamic energy per run in J, clamped at 0 (the optimiser needs
 //                    non-negative values); 0 when energy_source is "none": NOT a measurement
+//                    (measured or estimated, as energy_provenance says)
 //   reps, batch      measured rounds, and this processor's runs per round (mean, rounded): in a
 //                    round every processor repeats its block back to back until the round's time
 //                    is up, so that all work together throughout (docs/loop.md)
@@ -15,7 +16,12 @@
 //   energy_ci        the same for the dynamic energy, J (empty without a sensor)
 //   energy_measured  the mean dynamic energy before clamping, J (empty without a sensor)
 //   base_power       the device's base power used, W (empty without a sensor)
-//   energy_source    the meter ("nvml:0"), or "none" when the processor has no sensor of its own
+//   energy_source    the meter ("nvml:0", "estimate:cpu:0-7"), or "none" when the processor has no
+//                    sensor of its own
+//   energy_provenance  measured (a counter), estimated (energy/estimate.hpp), or absent (with
+//                    energy_source "none"). Files written before this column existed are read
+//                    (their energies measured where they have a source) and rewritten with it
+//                    when resumed.
 //   converged        1 when the confidence intervals met the precision asked for, else 0
 //   gflops           speed, as in the paper's figures
 //   app, cols        the application, with the parameters that differ from its defaults
@@ -24,6 +30,7 @@
 // Rows are written one size at a time (every processor's row, then a flush), so that an
 // interrupted profile holds only complete sizes, plus at most one partial line.
 #pragma once
+#include <ctrl/energy/meter.hpp>
 #include <ctrl/io/files.hpp>
 #include <ctrl/partition/profile.hpp>
 #include <ctrl/threads.hpp>
@@ -45,6 +52,7 @@ struct ProfileRow {
   double time_ci = 0.0;
   std::optional<double> energy_ci, energy_measured, base_power;
   std::string energy_source = "none";
+  energy::Provenance energy_provenance = energy::Provenance::absent;
   bool converged = false;
   double gflops = 0.0;
   std::string app;
@@ -53,7 +61,8 @@ struct ProfileRow {
 
 // The header line, without the newline.
 std::string profile_header();
-// One row, without the newline (fields quoted where they hold commas or quotes).
+// One row, without the newline (fields quoted where they hold commas or quotes). UsageError for a
+// row whose energy_provenance is absent with a source, or present without one.
 std::string format_profile_row(const ProfileRow& row);
 
 // What an existing profile file holds.
@@ -62,11 +71,13 @@ struct ProfileFile {
   std::vector<std::string> processors;    // in order of first appearance
   std::vector<index_t> complete_sizes;    // sizes measured on every processor, ascending
   std::size_t dropped_rows = 0;           // rows of incomplete sizes, and a partial last line
+  bool earlier_format = false;            // written before energy_provenance existed
 };
 
-// Reads a file written by `ctrl profile` (an input: a FIFO or a device is refused, not waited
-// on). A missing or empty file gives an empty result. A file with another header, a header cut
-// short, or malformed rows, throws UsageError naming file and line.
+// Reads a file written by `ctrl profile`, now or before energy_provenance existed (an input: a
+// FIFO or a device is refused, not waited on). A missing or empty file gives an empty result. A
+// file with another header, a header cut short, or malformed rows (an energy_provenance other than
+// measured, estimated, absent, or absent with a source), throws UsageError naming file and line.
 ProfileFile read_profile_file(const std::string& path);
 // The same for a file's text, read by the caller.
 ProfileFile parse_profile_file(const std::string& text, const std::string& path);
@@ -76,6 +87,27 @@ ProfileFile parse_profile_file(const std::string& text, const std::string& path)
 // left out. What `ctrl run` compares measured energy with, and what `ctrl pareto --energy total`
 // sums when no --base-power is given.
 std::vector<std::pair<std::string, double>> base_powers(const ProfileFile& file);
+
+// Each processor's energy provenance (its first row's; `ctrl profile` keeps them alike, refusing to
+// resume a file with another energy source), in the file's order of processors.
+std::vector<energy::Provenance> processor_provenance(const ProfileFile& file);
+
+// The processors of the file whose energy is neither measured nor estimated (energy_provenance
+// absent), in the file's order.
+std::vector<std::string> processors_without_energy(const ProfileFile& file);
+
+// A front of time and energy asked for on a profile where some processor has no energy at all: its
+// energy column is 0, and the front would count it as free (the tool's exit status 2).
+class MissingEnergyError : public UsageError {
+ public:
+  using UsageError::UsageError;
+};
+
+// Throws MissingEnergyError when processors_without_energy(file) is not empty. The message names
+// `path`, each such processor and what supplies its energy: for a CPU processor (cpu, offload) a
+// new profile with `--cpu-power WATTS`; for the others nothing but a sensor. `time_only` says how
+// the caller asks for time only instead ("--time-only", "--pick fastest").
+void require_energy(const ProfileFile& file, const std::string& path, const std::string& time_only);
 
 // The profile the partition library computes fronts from (ctrl/partition.hpp): every processor's
 // (size, time, energy) points, in the file's order of processors.
@@ -91,7 +123,7 @@ struct LoadedProfile {
 };
 LoadedProfile read_profile(const std::string& path);
 
-// Whether a file starts with profile_header() (false when missing or empty).
+// Whether a file starts with profile_header(), or an earlier format's (false when missing or empty).
 bool is_profile_file(const std::string& path);
 
 // The profile file of one `ctrl profile`, held from before it is read until the command ends:

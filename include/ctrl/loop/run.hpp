@@ -50,6 +50,7 @@ struct ProcessorRun {
   std::optional<Estimate> energy;                 // dynamic J per execution; nullopt: no sensor
   Prediction predicted;
   std::string energy_source, energy_absent;
+  energy::Provenance energy_provenance = energy::Provenance::absent;  // measured or estimated when energy is set
 };
 
 struct RunOutcome {

@@ -21,7 +21,9 @@
 // processor without rows is measured over the whole round, per execution.
 //
 // Energy is attributed to a processor only when its meter covers its device alone: a CPU group
-// whose RAPL package also holds another processor of the team has "no sensor of its own".
+// whose RAPL package also holds another processor of the team has "no sensor of its own", and is
+// estimated instead where a rating exists (energy/estimate.hpp: an estimate covers its own cores).
+// Each processor's energy is measured, estimated or absent (ProcessorInfo::energy_provenance).
 #pragma once
 #include <ctrl/loop/platform.hpp>
 #include <ctrl/loop/workload.hpp>
@@ -41,8 +43,10 @@ struct ProcessorInfo {
   DeviceSpec spec;
   std::string name;                   // spec.str(): the processor's name in profiles and fronts
   std::string description;            // the controller's own description
-  std::string energy_source = "none"; // the meter ("nvml:0"), or "none"
+  std::string energy_source = "none";  // the meter ("nvml:0", "estimate:cpu:0-7"), or "none"
   std::string energy_absent;          // "no sensor: ..." when energy_source is "none"
+  energy::Provenance energy_provenance = energy::Provenance::absent;
+  std::string energy_measures;        // what the meter covers, and for an estimate its model
   double update_interval_s = 0.0;     // the meter's resolution hint
   std::optional<double> base_power_w; // idle power of the device, W
   std::string base_power_origin;      // "measured idle for 2 s", "given", ...
@@ -57,6 +61,10 @@ struct TeamOptions {
   double min_round_s = 0.02;
   // Makes each processor's meter; empty: energy::make_meter (tests inject meters here).
   std::function<std::unique_ptr<energy::Meter>(const energy::DeviceSpec&)> make_meter;
+  // Where meters look for their sensors and the CPU estimate for its rating and files: the
+  // rating given (`--cpu-power`) goes in meters.estimate.watts_per_core. Also what a CPU group
+  // whose RAPL package another processor shares is estimated with.
+  energy::MeterEnvironment meters;
   // Every time the team takes: meter readings' stamps, round starts, ends and deadlines, the
   // idle wait of measure_base_power. Null: the machine's (energy::steady_clock). A test gives
   // its meters the same clock, so that readings and stamps agree on any load (energy/clock.hpp).
@@ -114,6 +122,7 @@ class Team final : public Platform {
   struct Member;
   energy::Clock& clock() const { return options_.clock ? *options_.clock : energy::steady_clock(); }
   RoundResult round(Problem& problem, const std::vector<Block>& blocks, int batch, double seconds);
+  void attach_meters();  // each processor's meter, measured or estimated, or why it has none
   std::vector<std::unique_ptr<Member>> members_;
   TeamOptions options_;
 };

@@ -22,6 +22,8 @@ nlohmann::json encode(const loop::ProcessorInfo& p) {
           {"description", p.description},
           {"energy_source", p.energy_source},
           {"energy_absent", p.energy_absent},
+          {"energy_provenance", std::string(energy::to_string(p.energy_provenance))},
+          {"energy_measures", p.energy_measures},
           {"update_interval_s", p.update_interval_s},
           {"base_power_w", optional_number(p.base_power_w)},
           {"base_power_origin", p.base_power_origin}};
@@ -34,6 +36,9 @@ loop::ProcessorInfo decode_processor(const nlohmann::json& j) {
   p.description = j.at("description").get<std::string>();
   p.energy_source = j.at("energy_source").get<std::string>();
   p.energy_absent = j.at("energy_absent").get<std::string>();
+  p.energy_provenance =
+      energy::parse_provenance(j.at("energy_provenance").get<std::string>()).value_or(energy::Provenance::absent);
+  p.energy_measures = j.at("energy_measures").get<std::string>();
   p.update_interval_s = j.at("update_interval_s").get<double>();
   p.base_power_w = number_or_none(j.at("base_power_w"));
   p.base_power_origin = j.at("base_power_origin").get<std::string>();

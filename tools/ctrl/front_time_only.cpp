@@ -1,0 +1,56 @@
+// `ctrl pareto --time-only`: the time-optimal distribution (HPOPTA) and the load-balanced one, with
+// no energy (front_format.hpp).
+#include "front_format.hpp"
+
+#include <ctrl/io/csv.hpp>
+#include <ctrl/loop/front_file.hpp>
+
+#include <fmt/format.h>
+
+#include <string>
+
+namespace ctrl::tool {
+
+namespace {
+
+std::string parts_of(const partition::Distribution& x) {
+  std::string out;
+  for (std::size_t i = 0; i < x.size(); ++i) out += (i != 0 ? " " : "") + std::to_string(x[i]);
+  return out;
+}
+
+void write_time_only_table(std::ostream& out, const FrontReport& r) {
+  out << fmt::format("Time only (--time-only: energy is not compared): workload {} on {} processors, from {}\n",
+                     r.workload, r.processors.size(), r.profile_path);
+  out << provenance_line(r);
+  std::string names;
+  for (const auto& name : r.processors) names += (names.empty() ? "" : " ") + name;
+  out << fmt::format("  {:<15} {:>12.6g} s   ({}: {})\n", "time-optimal", r.time_optimal().time, names,
+                     parts_of(r.time_optimal().distribution));
+  if (r.load_balanced)
+    out << fmt::format("  {:<15} {:>12.6g} s   ({}: {})\n", "load-balanced", r.load_balanced->time, names,
+                       parts_of(r.load_balanced->distribution));
+  else
+    out << "  load-balanced   none: no distribution gives every processor work with these sizes\n";
+}
+
+void write_time_only_csv(std::ostream& out, const FrontReport& r) {
+  out << "time";
+  for (const auto& name : r.processors) out << ',' << io::csv_field(name);
+  out << '\n' << fmt::format("{}", r.time_optimal().time);
+  for (const auto x : r.time_optimal().distribution) out << ',' << x;
+  out << '\n';
+}
+
+}  // namespace
+
+void write_time_only(std::ostream& out, const FrontReport& r, const std::string& format) {
+  if (format == "json")
+    out << loop::front_json({r.processors, r.workload, r.model, r.front, true, r.provenance});
+  else if (format == "csv")
+    write_time_only_csv(out, r);
+  else
+    write_time_only_table(out, r);
+}
+
+}  // namespace ctrl::tool
