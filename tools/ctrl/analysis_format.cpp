@@ -15,12 +15,6 @@ namespace {
 
 using partition::Imbalance;
 
-std::string parts_text(const partition::Distribution& x) {
-  std::string out;
-  for (std::size_t i = 0; i < x.size(); ++i) out += (i != 0 ? " " : "") + std::to_string(x[i]);
-  return out;
-}
-
 // A ratio as a percentage with one decimal, "n/a" where it is undefined (a value of 0 J).
 std::string pct1(const std::optional<double>& fraction) {
   return fraction ? fmt::format("{:.1f} %", 100 * *fraction) : "n/a";

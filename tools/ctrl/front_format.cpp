@@ -13,15 +13,11 @@
 
 namespace ctrl::tool {
 
-namespace {
-
-std::string joined(const partition::Distribution& x) {
+std::string parts_text(const partition::Distribution& x) {
   std::string out;
   for (std::size_t i = 0; i < x.size(); ++i) out += (i != 0 ? " " : "") + std::to_string(x[i]);
   return out;
 }
-
-}  // namespace
 
 std::string FrontReport::energy_name() const {
   return model.kind == partition::EnergyKind::total ? "total" : "dynamic";
@@ -39,8 +35,8 @@ void write_table(std::ostream& out, const FrontReport& r) {
   out << fmt::format("{} Pareto-optimal distribution{}\n", r.front.size(), r.front.size() == 1 ? "" : "s");
   const auto& t = r.time_optimal();
   const auto& e = r.energy_optimal();
-  out << fmt::format("  time-optimal    {:>12.6g} s {:>14.6g} J   ({})\n", t.time, t.energy, joined(t.distribution));
-  out << fmt::format("  energy-optimal  {:>12.6g} s {:>14.6g} J   ({})\n", e.time, e.energy, joined(e.distribution));
+  out << fmt::format("  time-optimal    {:>12.6g} s {:>14.6g} J   ({})\n", t.time, t.energy, parts_text(t.distribution));
+  out << fmt::format("  energy-optimal  {:>12.6g} s {:>14.6g} J   ({})\n", e.time, e.energy, parts_text(e.distribution));
   write_balanced_lines(out, r);
   write_analysis_table(out, r);
   out << '\n';

@@ -53,5 +53,7 @@ void write_time_only(std::ostream& out, const FrontReport& report, const std::st
 
 // "energies: cpu:0-7 estimated, cuda:0 measured" for a report whose provenance is known; "" otherwise.
 std::string provenance_line(const FrontReport& report);
+// A distribution's parts separated by spaces, "3 0 5", as every table shows one.
+std::string parts_text(const partition::Distribution& x);
 
 }  // namespace ctrl::tool

@@ -13,12 +13,6 @@ namespace ctrl::tool {
 
 namespace {
 
-std::string parts_of(const partition::Distribution& x) {
-  std::string out;
-  for (std::size_t i = 0; i < x.size(); ++i) out += (i != 0 ? " " : "") + std::to_string(x[i]);
-  return out;
-}
-
 void write_time_only_table(std::ostream& out, const FrontReport& r) {
   out << fmt::format("Time only (--time-only: energy is not compared): workload {} on {} processors, from {}\n",
                      r.workload, r.processors.size(), r.profile_path);
@@ -26,10 +20,10 @@ void write_time_only_table(std::ostream& out, const FrontReport& r) {
   std::string names;
   for (const auto& name : r.processors) names += (names.empty() ? "" : " ") + name;
   out << fmt::format("  {:<15} {:>12.6g} s   ({}: {})\n", "time-optimal", r.time_optimal().time, names,
-                     parts_of(r.time_optimal().distribution));
+                     parts_text(r.time_optimal().distribution));
   if (r.load_balanced)
     out << fmt::format("  {:<15} {:>12.6g} s   ({}: {})\n", "load-balanced", r.load_balanced->time, names,
-                       parts_of(r.load_balanced->distribution));
+                       parts_text(r.load_balanced->distribution));
   else
     out << "  load-balanced   none: no distribution gives every processor work with these sizes\n";
 }
