@@ -14,6 +14,7 @@ namespace ctrl::partition {
 namespace {
 
 using testing::random_profile;
+using testing::small_random_instance;
 using testing::same_front;
 using testing::Values;
 
@@ -100,10 +101,7 @@ TEST(EvenSplit, MatchesItsDefinition) {
   std::mt19937_64 rng(17);
   int found = 0;
   for (int i = 0; i < 600; ++i) {
-    const int p = 1 + i % 5;
-    const int m = 3 + static_cast<int>(rng() % 8);
-    const Profile profile = random_profile(rng, p, m, i % 2 ? 0.5 : 0.9, i % 3 ? Values::fine : Values::coarse);
-    const Size n = 1 + static_cast<Size>(rng() % static_cast<std::uint64_t>(p * m));
+    const auto [profile, n] = small_random_instance(rng, i);
     SCOPED_TRACE("instance " + std::to_string(i));
     const auto expected = even_by_enumeration(profile, n);
     const auto got = even_split(profile, n);

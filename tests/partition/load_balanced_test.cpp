@@ -15,6 +15,7 @@ namespace {
 using testing::dgemm_points;
 using testing::dgemm_processor;
 using testing::random_profile;
+using testing::small_random_instance;
 using testing::Values;
 
 struct Expected {
@@ -70,12 +71,7 @@ TEST(LoadBalanced, MatchesItsDefinition) {
   std::mt19937_64 rng(29);
   int found = 0;
   for (int i = 0; i < 600; ++i) {
-    const int p = 1 + i % 5;
-    const int m = 3 + static_cast<int>(rng() % 8);
-    // Sparse sizes make windows whose sizes are not contiguous (the subset-sum check); coarse
-    // values make ties in spread, time and energy.
-    const Profile profile = random_profile(rng, p, m, i % 2 ? 0.5 : 0.9, i % 3 ? Values::fine : Values::coarse);
-    const Size n = 1 + static_cast<Size>(rng() % static_cast<std::uint64_t>(p * m));
+    const auto [profile, n] = small_random_instance(rng, i);
     SCOPED_TRACE("instance " + std::to_string(i));
     expect_definition(profile, n);
     found += load_balanced(profile, n).has_value();

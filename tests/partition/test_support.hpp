@@ -113,4 +113,19 @@ inline ProcessorProfile dgemm_processor(const std::string& name, const std::vect
   return ProcessorProfile(name, std::move(out));
 }
 
+// The i-th instance of the random families that the balanced solutions' tests check against their
+// definitions by enumeration: p = 1..5 processors with 3..10 sizes, sparse sizes every other
+// instance (windows whose sizes are not contiguous), coarse values every third (ties).
+struct Instance {
+  Profile profile;
+  Size n;
+};
+inline Instance small_random_instance(std::mt19937_64& rng, int i) {
+  const int p = 1 + i % 5;
+  const int m = 3 + static_cast<int>(rng() % 8);
+  Profile profile = random_profile(rng, p, m, i % 2 ? 0.5 : 0.9, i % 3 ? Values::fine : Values::coarse);
+  const Size n = 1 + static_cast<Size>(rng() % static_cast<std::uint64_t>(p * m));
+  return {std::move(profile), n};
+}
+
 }  // namespace ctrl::partition::testing
