@@ -20,10 +20,14 @@
 #pragma once
 #include <ctrl/config.hpp>
 #include <ctrl/cuda/context.hpp>
+#include <ctrl/cuda/geometry.hpp>
 #include <ctrl/cuda/thread.cuh>
 #include <ctrl/detail/launch_body.hpp>
 #include <ctrl/kernel.hpp>
 #include <ctrl/threads.hpp>
+
+#include <cstdint>
+#include <type_traits>
 
 namespace ctrl::cuda_detail {
 
@@ -197,6 +201,134 @@ __global__ void coarse_2d(const K k, const LaunchSpace s, const unsigned prefetc
   }
 }
 
+// ---- vector kernels: runs of V consecutive logical threads, 16-byte accesses --------------------
+//
+// The body stays per element; what changes is which logical threads a CUDA thread runs: N runs of
+// V consecutive ones along the last index (runs blockDim.x * V apart, so a warp still covers a
+// contiguous stretch), instead of N single ones blockDim.x apart. V is 16 bytes of the smallest
+// tile element (4 floats, 2 doubles). The views are rebuilt on the restrict pointers together with
+// what the launch checked of the storage (vector_ready): every tile's first element is 16-byte
+// aligned and the rows of a tile of rank 2 or more hold a whole number of V elements. With the run's
+// first index a multiple of V, the compiler can then prove that the V accesses a body makes at
+// its own index are one aligned 16-byte vector and merges them (LDG.E.128 / STG.E.128; the SASS of
+// the CUDA bench shows them). Accesses it cannot prove aligned (a neighbour's element, a shifted
+// index) stay scalar loads of the same lines: correct, only not merged. The last run of a row or
+// of a 1-D space may be ragged: it runs element by element with bounds checks.
+
+template <class P>
+constexpr std::size_t tile_element_size() {
+  if constexpr (is_tile_param_v<P>) return sizeof(typename P::element_type);
+  else return 0;
+}
+
+// V for the parameters: 16 bytes of the smallest tile element (1: no tile, or elements of 16 bytes
+// or more, which are vectors already).
+template <class... P>
+constexpr unsigned vector_width() {
+  std::size_t smallest = 0;
+  auto take = [&](std::size_t s) { smallest = s != 0 && (smallest == 0 || s < smallest) ? s : smallest; };
+  (take(tile_element_size<P>()), ...);
+  return smallest == 0 || smallest >= 16 ? 1U : static_cast<unsigned>(16 / smallest);
+}
+
+// Whether every tile's storage allows runs of V: first element 16-byte aligned, and rows (the last
+// extent, for ranks of 2 or more) a whole number of V elements, so that every row starts aligned.
+template <unsigned V, class... P>
+bool vector_ready(const P&... p) {
+  auto ready = [](const auto& v) {
+    using Q = std::remove_cvref_t<decltype(v)>;
+    if constexpr (is_tile_param_v<Q>) {
+      if (reinterpret_cast<std::uintptr_t>(v.data()) % 16 != 0) return false;
+      if constexpr (Q::rank >= 2) return v.extent(Q::rank - 1) % V == 0;
+    }
+    return true;
+  };
+  return (ready(p) && ...);
+}
+
+// rebind, plus the rows' fact vector_ready checked, for the compiler (the pointers' alignment comes
+// with them: aligned16).
+template <unsigned V, class P>
+__device__ CTRL_FORCEINLINE const P& rebind_vector(const P& p, const void*) {
+  return p;
+}
+template <unsigned V, class P, class Q>
+  requires is_tile_param_v<P>
+__device__ CTRL_FORCEINLINE P rebind_vector(const P& p, Q* q) {
+  index_t ext[P::rank];
+#pragma unroll
+  for (std::size_t d = 0; d < P::rank; ++d) ext[d] = p.extent(d);
+  if constexpr (P::rank >= 2) __builtin_assume((static_cast<std::uint64_t>(ext[P::rank - 1]) & (V - 1)) == 0);
+  return P(q, ext);
+}
+
+// A pointer the compiler may take as 16-byte aligned. Taken once per run and handed to all its
+// items: each call makes a new pointer value, and the compiler merges only accesses it sees made
+// through the same one. (The loads of In tiles then lose ld.global.nc: the compiler no longer
+// traces the pointer to the read-only kernel parameter. The 16-byte access is what pays.)
+template <class Q>
+__device__ CTRL_FORCEINLINE Q* aligned16(Q* q) {
+  return static_cast<Q*>(__builtin_assume_aligned(q, 16));
+}
+
+// One thread's N runs of V consecutive logical threads from x0, `span` apart (row: the 2-D index
+// before them).
+template <unsigned V, unsigned N, std::size_t D, class K, class... P, class... Q>
+__device__ CTRL_FORCEINLINE void vector_runs(const K& k, index_t row, index_t x0, index_t span, const P&... p,
+                                             Q... q) {
+#pragma unroll
+  for (unsigned j = 0; j < N; ++j)
+#pragma unroll
+    for (unsigned i = 0; i < V; ++i) {
+      const index_t at = x0 + j * span + i;
+      k(D == 1 ? Thread{at, 0, 0} : Thread{row, at, 0}, rebind_vector<V>(p, q)...);
+    }
+}
+
+// The same element by element, those at or past `end` left out: the last, ragged chunk of the
+// space (1-D) or of each row (2-D). Called from a loop of its own, for the reason coarse_1d gives.
+template <unsigned V, unsigned N, std::size_t D, class K, class... P>
+__device__ CTRL_FORCEINLINE void vector_ragged(const K& k, index_t row, index_t x0, index_t span, index_t end,
+                                               const P&... p, kernel_ptr_t<P>... q) {
+  for (unsigned j = 0; j < N; ++j)
+    for (unsigned i = 0; i < V; ++i) {
+      const index_t at = x0 + j * span + i;
+      if (at < end) k(D == 1 ? Thread{at, 0, 0} : Thread{row, at, 0}, rebind_vector<V>(p, q)...);
+    }
+}
+
+template <unsigned V, unsigned N, class K, class... P>
+__global__ void vector_1d(const K k, const index_t n, P... p, kernel_ptr_t<P>... q) {
+  const index_t span = static_cast<index_t>(blockDim.x) * V;
+  const index_t step = static_cast<index_t>(gridDim.x) * span * N;
+  index_t x0 = (static_cast<index_t>(blockIdx.x) * blockDim.x * N + threadIdx.x) * V;  // (see vector_2d)
+  for (; x0 + static_cast<index_t>((N - 1) * span + V) <= n; x0 += step)
+    vector_runs<V, N, 1, K, P...>(k, 0, x0, span, p..., aligned16(q)...);
+  if (x0 < n) vector_ragged<V, N, 1, K, P...>(k, 0, x0, span, n, p..., q...);
+}
+
+template <unsigned V, unsigned N, class K, class... P>
+__global__ void vector_2d(const K k, const LaunchSpace s, P... p, kernel_ptr_t<P>... q) {
+  const index_t span = static_cast<index_t>(blockDim.x) * V;
+  // Written as a product with V: the equal sum of products, followed by the test below, lost the
+  // merged accesses (nvcc 13, checked in the PTX).
+  const index_t y0 = (static_cast<index_t>(blockIdx.x) * blockDim.x * N + threadIdx.x) * V;
+  if (y0 >= s.ext[1]) return;
+  if (y0 + static_cast<index_t>((N - 1) * span + V) <= s.ext[1]) {
+    for (index_t by = blockIdx.y; by < s.blocks_y; by += gridDim.y) {
+      const index_t x = by * blockDim.y + threadIdx.y;
+      if (x >= s.ext[0]) return;
+      vector_runs<V, N, 2, K, P...>(k, x, y0, span, p..., aligned16(q)...);
+    }
+  } else {
+    for (index_t by = blockIdx.y; by < s.blocks_y; by += gridDim.y) {
+      const index_t x = by * blockDim.y + threadIdx.y;
+      if (x >= s.ext[0]) return;
+      vector_ragged<V, N, 2, K, P...>(k, x, y0, span, s.ext[1], p..., q...);
+    }
+  }
+}
+
 // ---- plain kernels: any geometry, no restrict (tiles that overlap; 3-D spaces) -----------------
 
 template <class K, class... P>
@@ -268,6 +400,27 @@ cudaError_t launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, cuda
   return cudaLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, args, 0, stream);
 }
 
+// The vector kernels for vector_items logical threads per CUDA thread (4: the table's only count),
+// on the geometry's vector grid; cudaErrorNotSupported where the storage does not allow them.
+template <class K, class... P>
+cudaError_t launch_vector(dim3 block, cudaStream_t stream, const Threads& space, const detail::CudaGeometry& g,
+                          const K& kernel, const P&... p) {
+  constexpr unsigned w = vector_width<P...>();
+  constexpr unsigned V = w < 4 ? w : 4, N = 4 / V;
+  if constexpr (V > 1) {
+    if (g.vector_items == 4 && vector_ready<V>(p...)) {
+      const dim3 grid(g.vector_grid[0], g.vector_grid[1], g.vector_grid[2]);
+      if (space.dims() == 1) {
+        const index_t n = space.x();
+        return launch_kernel(&vector_1d<V, N, K, P...>, grid, block, stream, kernel, n, p..., data_of(p)...);
+      }
+      return launch_kernel(&vector_2d<V, N, K, P...>, grid, block, stream, kernel, make_space(space, g), p...,
+                           data_of(p)...);
+    }
+  }
+  return cudaErrorNotSupported;
+}
+
 template <unsigned N, class K, class... P>
 cudaError_t launch_coarse(dim3 grid, dim3 block, cudaStream_t stream, const Threads& space,
                           const detail::CudaGeometry& g, const K& kernel, const P&... p) {
@@ -295,6 +448,12 @@ cudaError_t launch(Variant v, CudaContext& ctx, const detail::CudaGeometry& g, c
   }
   if constexpr (detail::has_generic<K>) {
     if (space.dims() <= 2 && tiles_disjoint(p...)) {
+      if constexpr (vector_traits(detail::traits_of<K>())) {
+        if (g.vector_items) {
+          const cudaError_t e = launch_vector(block, stream, space, g, kernel, p...);
+          if (e != cudaErrorNotSupported) return e;
+        }
+      }
       switch (g.items) {
         case 1: return launch_coarse<1>(grid, block, stream, space, g, kernel, p...);
         case 2: return launch_coarse<2>(grid, block, stream, space, g, kernel, p...);
