@@ -221,14 +221,15 @@ constexpr std::size_t tile_element_size() {
   else return 0;
 }
 
-// V for the parameters: 16 bytes of the smallest tile element (1: no tile, or elements of 16 bytes
-// or more, which are vectors already).
+// V for the parameters: 16 bytes of the smallest tile element (1: no tile, elements of 16 bytes or
+// more, which are vectors already, or of a size that is no power of two).
 template <class... P>
 constexpr unsigned vector_width() {
   std::size_t smallest = 0;
   auto take = [&](std::size_t s) { smallest = s != 0 && (smallest == 0 || s < smallest) ? s : smallest; };
   (take(tile_element_size<P>()), ...);
-  return smallest == 0 || smallest >= 16 ? 1U : static_cast<unsigned>(16 / smallest);
+  const bool power_of_two = smallest != 0 && (smallest & (smallest - 1)) == 0;  // (runs of V must stay aligned)
+  return !power_of_two || smallest >= 16 ? 1U : static_cast<unsigned>(16 / smallest);
 }
 
 // Whether every tile's storage allows runs of V: first element 16-byte aligned, and rows (the last
@@ -273,9 +274,9 @@ __device__ CTRL_FORCEINLINE Q* aligned16(Q* q) {
 
 // One thread's N runs of V consecutive logical threads from x0, `span` apart (row: the 2-D index
 // before them).
-template <unsigned V, unsigned N, std::size_t D, class K, class... P, class... Q>
+template <unsigned V, unsigned N, std::size_t D, class K, class... P>
 __device__ CTRL_FORCEINLINE void vector_runs(const K& k, index_t row, index_t x0, index_t span, const P&... p,
-                                             Q... q) {
+                                             kernel_ptr_t<P>... q) {
 #pragma unroll
   for (unsigned j = 0; j < N; ++j)
 #pragma unroll
@@ -400,25 +401,39 @@ cudaError_t launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, cuda
   return cudaLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, args, 0, stream);
 }
 
-// The vector kernels for vector_items logical threads per CUDA thread (4: the table's only count),
-// on the geometry's vector grid; cudaErrorNotSupported where the storage does not allow them.
+// The runs for the parameters: V = 16 bytes of the smallest tile element, at most vector_items
+// (4 floats, 2 doubles: then N = 2 runs per thread), N * V = vector_items.
+template <class... P>
+constexpr unsigned run_length() {
+  constexpr unsigned w = vector_width<P...>();
+  return w < vector_items ? w : vector_items;
+}
+
+// Whether a generic launch of K with geometry g runs the vector kernels, given tiles that do not
+// overlap in a 1-D or 2-D space (what launch checks first): the characterization allows them, the
+// geometry has their grid, and the storage is aligned (vector_ready).
+template <class K, class... P>
+bool takes_vector_runs(const detail::CudaGeometry& g, const P&... p) {
+  if constexpr (vector_traits(detail::traits_of<K>()) && run_length<P...>() > 1) {
+    return g.vector_items == vector_items && vector_ready<run_length<P...>()>(p...);
+  } else {
+    (void)g, ((void)p, ...);
+    return false;
+  }
+}
+
+// The vector kernels on the geometry's vector grid (only where takes_vector_runs).
 template <class K, class... P>
 cudaError_t launch_vector(dim3 block, cudaStream_t stream, const Threads& space, const detail::CudaGeometry& g,
                           const K& kernel, const P&... p) {
-  constexpr unsigned w = vector_width<P...>();
-  constexpr unsigned V = w < 4 ? w : 4, N = 4 / V;
-  if constexpr (V > 1) {
-    if (g.vector_items == 4 && vector_ready<V>(p...)) {
-      const dim3 grid(g.vector_grid[0], g.vector_grid[1], g.vector_grid[2]);
-      if (space.dims() == 1) {
-        const index_t n = space.x();
-        return launch_kernel(&vector_1d<V, N, K, P...>, grid, block, stream, kernel, n, p..., data_of(p)...);
-      }
-      return launch_kernel(&vector_2d<V, N, K, P...>, grid, block, stream, kernel, make_space(space, g), p...,
-                           data_of(p)...);
-    }
+  constexpr unsigned V = run_length<P...>(), N = vector_items / V;
+  const dim3 grid(g.vector_grid[0], g.vector_grid[1], g.vector_grid[2]);
+  if (space.dims() == 1) {
+    const index_t n = space.x();
+    return launch_kernel(&vector_1d<V, N, K, P...>, grid, block, stream, kernel, n, p..., data_of(p)...);
   }
-  return cudaErrorNotSupported;
+  return launch_kernel(&vector_2d<V, N, K, P...>, grid, block, stream, kernel, make_space(space, g), p...,
+                       data_of(p)...);
 }
 
 template <unsigned N, class K, class... P>
@@ -448,11 +463,8 @@ cudaError_t launch(Variant v, CudaContext& ctx, const detail::CudaGeometry& g, c
   }
   if constexpr (detail::has_generic<K>) {
     if (space.dims() <= 2 && tiles_disjoint(p...)) {
-      if constexpr (vector_traits(detail::traits_of<K>())) {
-        if (g.vector_items) {
-          const cudaError_t e = launch_vector(block, stream, space, g, kernel, p...);
-          if (e != cudaErrorNotSupported) return e;
-        }
+      if constexpr (vector_traits(detail::traits_of<K>()) && run_length<P...>() > 1) {
+        if (takes_vector_runs<K>(g, p...)) return launch_vector(block, stream, space, g, kernel, p...);
       }
       switch (g.items) {
         case 1: return launch_coarse<1>(grid, block, stream, space, g, kernel, p...);
