@@ -252,15 +252,24 @@ TEST(CudaVectorRuns, TheStorageDecidesWhetherTheyRun) {
   alignas(16) static float f[64] = {};
   const index_t e8[2] = {4, 8}, e6[2] = {4, 6}, e1[1] = {7};
   namespace cd = ctrl::cuda_detail;
-  EXPECT_EQ((cd::vector_width<ctrl::Out<float, 2>, ctrl::In<float, 2>>()), 4U);
-  EXPECT_EQ((cd::vector_width<ctrl::Out<double, 1>, ctrl::In<float, 1>, float>()), 4U);  // the smallest element
-  EXPECT_EQ((cd::vector_width<ctrl::Out<double, 1>, int>()), 2U);
-  EXPECT_EQ((cd::vector_width<int, float>()), 1U);  // no tile
-  EXPECT_TRUE((cd::vector_ready<4>(ctrl::Out<float, 2>(f, e8), ctrl::In<float, 2>(f + 32, e8), 1.0F)));
-  EXPECT_FALSE((cd::vector_ready<4>(ctrl::Out<float, 2>(f, e8), ctrl::In<float, 2>(f + 33, e8))));  // unaligned
-  EXPECT_FALSE((cd::vector_ready<4>(ctrl::Out<float, 2>(f, e6), ctrl::In<float, 2>(f + 32, e8))));  // rows of 6
-  EXPECT_TRUE((cd::vector_ready<4>(ctrl::In<float, 1>(f + 4, e1))));  // a 1-D tile's length does not matter
-  EXPECT_FALSE((cd::vector_ready<4>(ctrl::In<float, 1>(f + 2, e1))));
+  struct Three {
+    char c[3];
+  };
+  EXPECT_EQ(cd::row_unit<ctrl::In<float, 2>>(), 4);  // 16 bytes
+  EXPECT_EQ(cd::row_unit<ctrl::In<double, 2>>(), 2);
+  EXPECT_EQ(cd::row_unit<ctrl::In<char, 2>>(), 4);  // at most a run
+  EXPECT_EQ(cd::row_unit<ctrl::In<Three, 2>>(), 1);  // no run of them stays aligned
+  EXPECT_EQ(cd::row_unit<float>(), 1);              // a value parameter
+  EXPECT_TRUE((cd::any_vector_tile<ctrl::Out<Three, 1>, ctrl::In<double, 1>, float>()));
+  EXPECT_FALSE((cd::any_vector_tile<ctrl::Out<Three, 1>, int>()));
+  const index_t e2[2] = {4, 2};
+  EXPECT_TRUE(cd::vector_ready(ctrl::Out<float, 2>(f, e8), ctrl::In<float, 2>(f + 32, e8), 1.0F));
+  EXPECT_FALSE(cd::vector_ready(ctrl::Out<float, 2>(f, e8), ctrl::In<float, 2>(f + 33, e8)));  // unaligned
+  EXPECT_FALSE(cd::vector_ready(ctrl::Out<float, 2>(f, e6), ctrl::In<float, 2>(f + 32, e8)));  // rows of 6
+  EXPECT_TRUE(cd::vector_ready(ctrl::In<double, 2>(reinterpret_cast<double*>(f), e6)));         // 6 doubles: 48 bytes
+  EXPECT_FALSE(cd::vector_ready(ctrl::In<float, 2>(f, e2)));
+  EXPECT_TRUE(cd::vector_ready(ctrl::In<float, 1>(f + 4, e1)));  // a 1-D tile's length does not matter
+  EXPECT_FALSE(cd::vector_ready(ctrl::In<float, 1>(f + 2, e1)));
 }
 
 TEST(CudaVectorRuns, ResultsEqualTheScalarKernelsIn1D) {
