@@ -216,7 +216,8 @@ __global__ void hand_jacobi1(float* __restrict__ m, const float* __restrict__ c,
   for (ctrl::index_t t = blockIdx.x * ctrl::index_t{blockDim.x} + threadIdx.x; t < total;
        t += ctrl::index_t{gridDim.x} * blockDim.x) {
     const ctrl::index_t row = 1 + t / w, col = 1 + t % w;
-    m[row * n + col] = (c[(row + 1) * n + col] + c[(row - 1) * n + col] + c[row * n + col + 1] + c[row * n + col - 1]) * 0.25F;
+    m[row * n + col] =
+        (c[(row + 1) * n + col] + c[(row - 1) * n + col] + c[row * n + col + 1] + c[row * n + col - 1]) * 0.25F;
   }
 }
 __global__ void hand_bs4(float4* __restrict__ call, float4* __restrict__ put, const float4* __restrict__ price,
@@ -258,16 +259,17 @@ void versus_hand(benchmark::State& state, const std::string& what, const ctrl::T
     }
     state.SetIterationTime(cudabench::median(t[0]) * 1e-3);
   }
-  const double gbps[3] = {bytes / (cudabench::median(t[0]) * 1e-3) / 1e9, bytes / (cudabench::median(t[1]) * 1e-3) / 1e9,
-                          bytes / (cudabench::median(t[2]) * 1e-3) / 1e9};
+  double gbps[3];
+  for (int i = 0; i < 3; ++i) gbps[i] = bytes / (cudabench::median(t[i]) * 1e-3) / 1e9;
   state.counters["ctrl_GBps"] = gbps[0];
   state.counters["float4_GBps"] = gbps[1];
   state.counters["scalar_GBps"] = gbps[2];
   state.counters["vector_runs"] = vector ? 1 : 0;
+  const std::string how = vector ? "vector runs" : strf("%u items", g.items);
   const std::string line = strf("vector %s: ctrl %.0f GB/s (%s), hand-written float4 %.0f GB/s, scalar %.0f GB/s, "
                                 "D2D copy %.0f GB/s; ctrl / float4 %.3f",
-                                what.c_str(), gbps[0], vector ? "vector runs" : strf("%u items", g.items).c_str(), gbps[1],
-                                gbps[2], cudabench::d2d_bandwidth() / 1e9, gbps[0] / gbps[1]);
+                                what.c_str(), gbps[0], how.c_str(), gbps[1], gbps[2], cudabench::d2d_bandwidth() / 1e9,
+                                gbps[0] / gbps[1]);
   std::printf("%s\n", line.c_str());
   cudabench::note(line);
   cudabench::report(state, {"vector", what + (vector ? ", vector runs" : ", no vector runs"), "GB/s", gbps[0], gbps[1],

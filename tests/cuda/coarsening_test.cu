@@ -307,7 +307,8 @@ TEST(CudaVectorRuns, ResultsEqualTheScalarKernelsIn2D) {
       for (index_t j = 0; j < ext[1]; ++j) {
         const auto k = static_cast<std::size_t>(i * ext[1] + j + c.off);
         const float a = static_cast<float>(k % 251), l = static_cast<float>((j > 0 ? k - 1 : k) % 251);
-        const float want = i < c.rows && j < c.cols ? 2 * a + static_cast<float>(k % 13) + l + static_cast<float>(i % 7) : 0;
+        const float want =
+            i < c.rows && j < c.cols ? 2 * a + static_cast<float>(k % 13) + l + static_cast<float>(i % 7) : 0;
         ASSERT_EQ(vec[k], want) << c.rows << "x" << c.cols << " at " << i << "," << j;
       }
     const auto [dplain, dvec] = with_and_without_vectors<Blend2<double>, double>(space, ext, c.off);
