@@ -255,11 +255,11 @@ TEST(CudaVectorRuns, TheStorageDecidesWhetherTheyRun) {
   struct Three {
     char c[3];
   };
-  EXPECT_EQ(cd::row_unit<ctrl::In<float, 2>>(), 4);  // 16 bytes
-  EXPECT_EQ(cd::row_unit<ctrl::In<double, 2>>(), 2);
-  EXPECT_EQ(cd::row_unit<ctrl::In<char, 2>>(), 4);  // at most a run
-  EXPECT_EQ(cd::row_unit<ctrl::In<Three, 2>>(), 1);  // no run of them stays aligned
-  EXPECT_EQ(cd::row_unit<float>(), 1);              // a value parameter
+  EXPECT_EQ((cd::row_unit<ctrl::In<float, 2>>()), 4);  // 16 bytes
+  EXPECT_EQ((cd::row_unit<ctrl::In<double, 2>>()), 2);
+  EXPECT_EQ((cd::row_unit<ctrl::In<char, 2>>()), 4);  // at most a run
+  EXPECT_EQ((cd::row_unit<ctrl::In<Three, 2>>()), 1);  // no run of them stays aligned
+  EXPECT_EQ((cd::row_unit<float>()), 1);              // a value parameter
   EXPECT_TRUE((cd::any_vector_tile<ctrl::Out<Three, 1>, ctrl::In<double, 1>, float>()));
   EXPECT_FALSE((cd::any_vector_tile<ctrl::Out<Three, 1>, int>()));
   const index_t e2[2] = {4, 2};
