@@ -157,6 +157,10 @@ CUDA_BENCH(BM_CoarseningJacobiUpdate) {
 // iteration ("scalar"). Goal: ctrl >= 0.95 of float4 for matadd and Jacobi's copy and update;
 // Black-Scholes reported against both (it keeps one item per thread: no slower than before).
 
+float4* f4(float* p) { return reinterpret_cast<float4*>(p); }
+const float4* cf4(float* p) { return reinterpret_cast<const float4*>(p); }
+const float* cp(float* p) { return p; }
+
 // One wave of resident 256-thread blocks, as the table's striding grids.
 unsigned hand_grid() {
   const cd::DeviceLimits lim = cudabench::device_limits();
@@ -276,7 +280,15 @@ void versus_hand(benchmark::State& state, const std::string& what, const ctrl::T
                             goal, false, "hand-written float4 kernel"});
 }
 
-cudaError_t last_error() { return cudaGetLastError(); }
+// A hand-written kernel's launch on one wave of 256-thread blocks, as versus_hand takes it.
+template <class... KA, class... A>
+auto hand(void (*kernel)(KA...), A... a) {
+  const unsigned grid = hand_grid();
+  return [=](cudaStream_t s) {
+    kernel<<<grid, 256, 0, s>>>(a...);
+    return cudaGetLastError();
+  };
+}
 
 CUDA_BENCH(BM_VectorMatAdd) {
   BENCH_REQUIRE_GPU(state);
@@ -284,20 +296,11 @@ CUDA_BENCH(BM_VectorMatAdd) {
   cudabench::DeviceArray<float> a(n * n), b(n * n), c(n * n);
   BENCH_CUDA(cudaMemset(a.p, 0x3f, a.n * 4));
   BENCH_CUDA(cudaMemset(b.p, 0x3e, b.n * 4));
-  const ctrl::index_t ext[2] = {n, n}, n4 = n * n / 4;
-  const unsigned grid = hand_grid();
-  versus_hand<apps::MatAdd>(
-      state, "matadd 2^28 floats", ctrl::Threads(n, n), 3.0 * 4 * n * n, 0.95,
-      [&](cudaStream_t s) {
-        hand_add4<<<grid, 256, 0, s>>>(reinterpret_cast<float4*>(c.p), reinterpret_cast<const float4*>(a.p),
-                                      reinterpret_cast<const float4*>(b.p), n4);
-        return last_error();
-      },
-      [&](cudaStream_t s) {
-        hand_add1<<<grid, 256, 0, s>>>(c.p, a.p, b.p, n * n);
-        return last_error();
-      },
-      ctrl::Out<float, 2>(c.p, ext), ctrl::In<float, 2>(a.p, ext), ctrl::In<float, 2>(b.p, ext));
+  const ctrl::index_t ext[2] = {n, n};
+  versus_hand<apps::MatAdd>(state, "matadd 2^28 floats", ctrl::Threads(n, n), 3.0 * 4 * n * n, 0.95,
+                            hand(&hand_add4, f4(c.p), cf4(a.p), cf4(b.p), n * n / 4),
+                            hand(&hand_add1, c.p, cp(a.p), cp(b.p), n * n), ctrl::Out<float, 2>(c.p, ext),
+                            ctrl::In<float, 2>(a.p, ext), ctrl::In<float, 2>(b.p, ext));
 }
 
 CUDA_BENCH(BM_VectorJacobiCopy) {
@@ -306,19 +309,10 @@ CUDA_BENCH(BM_VectorJacobiCopy) {
   cudabench::DeviceArray<float> m(n * n), copy(n * n);
   BENCH_CUDA(cudaMemset(m.p, 0x3f, m.n * 4));
   const ctrl::index_t ext[2] = {n, n};
-  const unsigned grid = hand_grid();
-  versus_hand<apps::JacobiCopy>(
-      state, "jacobi copy 4096^2", ctrl::Threads(n, n), 2.0 * 4 * n * n, 0.95,
-      [&](cudaStream_t s) {
-        hand_copy4<<<grid, 256, 0, s>>>(reinterpret_cast<float4*>(copy.p), reinterpret_cast<const float4*>(m.p),
-                                       n * n / 4);
-        return last_error();
-      },
-      [&](cudaStream_t s) {
-        hand_copy1<<<grid, 256, 0, s>>>(copy.p, m.p, n * n);
-        return last_error();
-      },
-      ctrl::Out<float, 2>(copy.p, ext), ctrl::In<float, 2>(m.p, ext));
+  versus_hand<apps::JacobiCopy>(state, "jacobi copy 4096^2", ctrl::Threads(n, n), 2.0 * 4 * n * n, 0.95,
+                                hand(&hand_copy4, f4(copy.p), cf4(m.p), n * n / 4),
+                                hand(&hand_copy1, copy.p, cp(m.p), n * n), ctrl::Out<float, 2>(copy.p, ext),
+                                ctrl::In<float, 2>(m.p, ext));
 }
 
 CUDA_BENCH(BM_VectorJacobiUpdate) {
@@ -327,18 +321,9 @@ CUDA_BENCH(BM_VectorJacobiUpdate) {
   cudabench::DeviceArray<float> m(n * n), copy(n * n);
   BENCH_CUDA(cudaMemset(copy.p, 0x3f, copy.n * 4));
   const ctrl::index_t ext[2] = {n, n};
-  const unsigned grid = hand_grid();
-  versus_hand<apps::JacobiUpdate>(
-      state, "jacobi update 4096^2", ctrl::Threads(n - 2, n - 2), 2.0 * 4 * n * n, 0.95,
-      [&](cudaStream_t s) {
-        hand_jacobi4<<<grid, 256, 0, s>>>(m.p, copy.p, n);
-        return last_error();
-      },
-      [&](cudaStream_t s) {
-        hand_jacobi1<<<grid, 256, 0, s>>>(m.p, copy.p, n);
-        return last_error();
-      },
-      ctrl::InOut<float, 2>(m.p, ext), ctrl::In<float, 2>(copy.p, ext));
+  versus_hand<apps::JacobiUpdate>(state, "jacobi update 4096^2", ctrl::Threads(n - 2, n - 2), 2.0 * 4 * n * n, 0.95,
+                                  hand(&hand_jacobi4, m.p, cp(copy.p), n), hand(&hand_jacobi1, m.p, cp(copy.p), n),
+                                  ctrl::InOut<float, 2>(m.p, ext), ctrl::In<float, 2>(copy.p, ext));
 }
 
 CUDA_BENCH(BM_VectorBlackScholes) {
@@ -346,21 +331,11 @@ CUDA_BENCH(BM_VectorBlackScholes) {
   const ctrl::index_t n = ctrl::index_t{1} << 27;
   cudabench::BlackScholesArrays bs(static_cast<std::size_t>(n));
   const ctrl::index_t ext[1] = {n};
-  const unsigned grid = hand_grid();
   // No goal against float4 (its math dominates); the row shows whether the generic kernel keeps up.
   versus_hand<apps::BlackScholes>(
       state, "Black-Scholes 2^27", ctrl::Threads(n), 5.0 * 4 * n, 0.0,
-      [&](cudaStream_t s) {
-        hand_bs4<<<grid, 256, 0, s>>>(reinterpret_cast<float4*>(bs.call.p), reinterpret_cast<float4*>(bs.put.p),
-                                     reinterpret_cast<const float4*>(bs.price.p),
-                                     reinterpret_cast<const float4*>(bs.strike.p),
-                                     reinterpret_cast<const float4*>(bs.years.p), n / 4);
-        return last_error();
-      },
-      [&](cudaStream_t s) {
-        hand_bs1<<<grid, 256, 0, s>>>(bs.call.p, bs.put.p, bs.price.p, bs.strike.p, bs.years.p, n);
-        return last_error();
-      },
+      hand(&hand_bs4, f4(bs.call.p), f4(bs.put.p), cf4(bs.price.p), cf4(bs.strike.p), cf4(bs.years.p), n / 4),
+      hand(&hand_bs1, bs.call.p, bs.put.p, cp(bs.price.p), cp(bs.strike.p), cp(bs.years.p), n),
       ctrl::Out<float>(bs.call.p, ext), ctrl::Out<float>(bs.put.p, ext), ctrl::In<float>(bs.price.p, ext),
       ctrl::In<float>(bs.strike.p, ext), ctrl::In<float>(bs.years.p, ext), 0.02F, 0.30F);
 }

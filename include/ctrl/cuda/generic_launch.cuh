@@ -262,14 +262,12 @@ __device__ CTRL_FORCEINLINE const P& rebind_vector(const P& p, const void*) {
 template <class P, class Q>
   requires is_tile_param_v<P>
 __device__ CTRL_FORCEINLINE P rebind_vector(const P& p, Q* q) {
-  index_t ext[P::rank];
-#pragma unroll
-  for (std::size_t d = 0; d < P::rank; ++d) ext[d] = p.extent(d);
+  const P v = rebind(p, q);
   if constexpr (P::rank >= 2) {
     constexpr auto unit = static_cast<std::uint64_t>(row_unit<P>());
-    __builtin_assume((static_cast<std::uint64_t>(ext[P::rank - 1]) & (unit - 1)) == 0);
+    __builtin_assume((static_cast<std::uint64_t>(v.extent(P::rank - 1)) & (unit - 1)) == 0);
   }
-  return P(q, ext);
+  return v;
 }
 
 // A pointer the compiler may take as 16-byte aligned. Taken once per run and handed to all its
