@@ -110,7 +110,7 @@ class Reader {
         const std::size_t proc = where->second;
         const auto [it, fresh] = seen.emplace(std::make_pair(proc, size), line);
         if (!fresh)
-          fail(line, "processor '" + member + (member == name ? "" : "' (of '" + name + "')") + "' has size " +
+          fail(line, "processor '" + member + "'" + (member == name ? "" : " (of '" + name + "')") + " has size " +
                          std::to_string(size) + " twice (first on line " + std::to_string(it->second) + ")");
         points[proc].push_back(ProfilePoint{size, time, energy});
       }
