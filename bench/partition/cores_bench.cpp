@@ -61,6 +61,7 @@ struct Outcome {
   std::size_t front = 0;
   unsigned threads = 1;
   std::size_t classes = 0;
+  std::size_t thresholds = 0;  // the approximate front's
 };
 
 // One goal: which instance, and what is computed on it.
@@ -81,7 +82,7 @@ Outcome exact(const Case& c, unsigned threads) {
 Outcome approx(const Case& c, unsigned threads) {
   ApproxStats stats;
   const std::size_t points = approximate_front(c.profile, c.n, epsilon, ApproxOptions{threads}, &stats).size();
-  return {points, stats.threads, stats.classes};
+  return {points, stats.threads, stats.classes, stats.thresholds};
 }
 
 const std::vector<Goal>& goals() {
@@ -121,9 +122,9 @@ int peak(const std::string& name, unsigned threads) {
     rusage after{};
     getrusage(RUSAGE_SELF, &after);
     std::printf("{\"goal\": \"%s\", \"p\": %zu, \"n\": %lld, \"classes\": %zu, \"threads\": %u, \"seconds\": %.4f, "
-                "\"front\": %zu, \"peak_rss_mib\": %.1f, \"rss_before_mib\": %.1f}\n",
+                "\"front\": %zu, \"thresholds\": %zu, \"peak_rss_mib\": %.1f, \"rss_before_mib\": %.1f}\n",
                 goal.name, c.profile.size(), static_cast<long long>(c.n), processor_classes(c.profile).count(),
-                out.threads, seconds, out.front, static_cast<double>(after.ru_maxrss) / 1024,
+                out.threads, seconds, out.front, out.thresholds, static_cast<double>(after.ru_maxrss) / 1024,
                 static_cast<double>(before.ru_maxrss) / 1024);
     return 0;
   }

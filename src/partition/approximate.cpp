@@ -237,25 +237,46 @@ Front approximate_front(const Profile& profile, Size workload, double epsilon, c
   pf.in = &*maybe;
   pf.classes = processor_classes(profile);
   for (const auto& members : pf.classes.members) pf.items.push_back(&maybe->items[members.front()]);
-  const std::vector<double> grid = thresholds(pf, epsilon);
+  std::vector<double> grid = thresholds(pf, epsilon);
+  ApproxStats first;
+  const auto least = solve(pf, grid.back(), epsilon, first);  // every item usable
+  if (!least) return {};
+  // Its distribution (time T_a) covers every exact point of time T_a or more (its energy is
+  // within 1 + epsilon of the least of all), and of time T with T_a in (T, (1 + epsilon) T]: no
+  // threshold above T_a is needed. Below, thresholds where the largest sizes cannot hold n are
+  // left out (the capacity only grows with the threshold).
+  const double ta = make_solution(profile, maybe->to_distribution(*least), workload).time;
+  grid.erase(std::upper_bound(grid.begin(), grid.end(), ta), grid.end());
+  const auto holds = [&](double tlimit) {
+    std::int64_t capacity = 0;
+    for (std::size_t k = 0; k < pf.items.size(); ++k) {
+      std::int32_t largest = 0;
+      for (const Item& it : *pf.items[k])
+        if (it.time <= tlimit) largest = it.size;
+      capacity += static_cast<std::int64_t>(pf.classes.members[k].size()) * largest;
+    }
+    return capacity >= maybe->n;
+  };
+  grid.erase(grid.begin(), std::partition_point(grid.begin(), grid.end(), [&](double t) { return !holds(t); }));
 
   // Thresholds are independent: thread t takes every T-th, so the result does not depend on T.
   const unsigned T = std::max(1u, std::min<unsigned>(options.threads ? options.threads : detail::usable_cores(),
-                                                     static_cast<unsigned>(grid.size())));
+                                                     static_cast<unsigned>(std::max<std::size_t>(grid.size(), 1))));
   std::vector<std::optional<std::vector<std::int32_t>>> found(grid.size());
   std::vector<ApproxStats> per(T);
   detail::parallel(T, [&](unsigned t) {
     for (std::size_t g = t; g < grid.size(); g += T) found[g] = solve(pf, grid[g], epsilon, per[t]);
   });
+  found.push_back(least);
   std::vector<Solution> candidates;
-  ApproxStats total;
+  ApproxStats total = first;
   for (const auto& parts : found)
     if (parts) {
       candidates.push_back(make_solution(profile, maybe->to_distribution(*parts), workload));
       ++total.thresholds;
     }
   if (stats != nullptr) {
-    for (const ApproxStats& s : per) {
+    for (const ApproxStats& s : per) {  // `total` holds the first solve's counts
       total.widened += s.widened;
       total.exact += s.exact;
     }
