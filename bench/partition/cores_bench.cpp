@@ -93,9 +93,14 @@ const std::vector<Goal>& goals() {
       {"distinct_approx", "distinct", approx},
       {"wide_exact", "wide", exact},
       {"approx_10k", "10k", approx},
-      {"hpopta", "distinct", [](const Case& c, unsigned) { return Outcome{hpopta(c.profile, c.n) ? 1u : 0u, 1, 0}; }},
+      {"hpopta", "distinct",
+       [](const Case& c, unsigned) {
+         return Outcome{hpopta(c.profile, c.n) ? 1u : 0u, 1, 0};
+       }},
       {"load_balanced", "distinct",
-       [](const Case& c, unsigned) { return Outcome{load_balanced(c.profile, c.n) ? 1u : 0u, 1, 0}; }},
+       [](const Case& c, unsigned) {
+         return Outcome{load_balanced(c.profile, c.n) ? 1u : 0u, 1, 0};
+       }},
   };
   return all;
 }
@@ -121,11 +126,12 @@ int peak(const std::string& name, unsigned threads) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     rusage after{};
     getrusage(RUSAGE_SELF, &after);
-    std::printf("{\"goal\": \"%s\", \"p\": %zu, \"n\": %lld, \"classes\": %zu, \"threads\": %u, \"seconds\": %.4f, "
-                "\"front\": %zu, \"thresholds\": %zu, \"peak_rss_mib\": %.1f, \"rss_before_mib\": %.1f}\n",
-                goal.name, c.profile.size(), static_cast<long long>(c.n), processor_classes(c.profile).count(),
-                out.threads, seconds, out.front, out.thresholds, static_cast<double>(after.ru_maxrss) / 1024,
-                static_cast<double>(before.ru_maxrss) / 1024);
+    std::printf(
+        "{\"goal\": \"%s\", \"p\": %zu, \"n\": %lld, \"classes\": %zu, \"threads\": %u, \"seconds\": %.4f, "
+        "\"front\": %zu, \"thresholds\": %zu, \"peak_rss_mib\": %.1f, \"rss_before_mib\": %.1f}\n",
+        goal.name, c.profile.size(), static_cast<long long>(c.n), processor_classes(c.profile).count(), out.threads,
+        seconds, out.front, out.thresholds, static_cast<double>(after.ru_maxrss) / 1024,
+        static_cast<double>(before.ru_maxrss) / 1024);
     return 0;
   }
   std::fprintf(stderr, "unknown goal %s\n", name.c_str());

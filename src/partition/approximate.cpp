@@ -134,7 +134,8 @@ double energy_of(const Instance& in, const std::vector<std::int32_t>& parts) {
   for (std::size_t i = 0; i < parts.size(); ++i) {
     if (parts[i] == 0) continue;
     const auto& items = in.items[i];
-    const auto it = std::lower_bound(items.begin(), items.end(), parts[i], [](const Item& a, std::int32_t x) { return a.size < x; });
+    const auto it = std::lower_bound(items.begin(), items.end(), parts[i],
+                                     [](const Item& a, std::int32_t x) { return a.size < x; });
     sum += it->energy;
   }
   return sum;
@@ -161,8 +162,8 @@ std::vector<std::size_t> margin_processors(const Platform& pf, const Relaxed& r,
 
 // The least-energy parts for the processors `chosen` (the others keep the relaxed parts), with
 // items within `tlimit`; nullopt when they cannot take the rest of the workload.
-std::optional<std::vector<std::int32_t>> reoptimise(const Instance& in, const Relaxed& r, const std::vector<std::size_t>& chosen,
-                                                    double tlimit) {
+std::optional<std::vector<std::int32_t>> reoptimise(const Instance& in, const Relaxed& r,
+                                                    const std::vector<std::size_t>& chosen, double tlimit) {
   Instance sub;
   sub.p = static_cast<int>(chosen.size());
   std::int64_t rest = r.short_by;
@@ -189,13 +190,16 @@ std::optional<std::vector<std::int32_t>> solve(const Platform& pf, double tlimit
   const long double target = (1.0L + epsilon) * r->bound;
   const auto p = static_cast<std::size_t>(in.p);
   for (std::size_t q = std::min<std::size_t>(8, p);; q = std::min(2 * q, p)) {
-    if (q == p && static_cast<double>(in.n + 1) * static_cast<double>(p + 1) > static_cast<double>(detail::max_table_cells))
+    if (q == p &&
+        static_cast<double>(in.n + 1) * static_cast<double>(p + 1) > static_cast<double>(detail::max_table_cells))
       throw UsageError("the approximate front could not bound a threshold within 1 + " + std::to_string(epsilon) +
-                       " on " + std::to_string(p) + " processors, and the exact fallback exceeds the table limit: "
+                       " on " + std::to_string(p) +
+                       " processors, and the exact fallback exceeds the table limit: "
                        "give a larger --epsilon");
     std::vector<std::size_t> chosen = margin_processors(pf, *r, q);
     for (std::size_t i = 0; chosen.size() < q && i < p; ++i)  // the margin ran out: everyone else
-      if (!std::binary_search(chosen.begin(), chosen.end(), i)) chosen.insert(std::upper_bound(chosen.begin(), chosen.end(), i), i);
+      if (!std::binary_search(chosen.begin(), chosen.end(), i))
+        chosen.insert(std::upper_bound(chosen.begin(), chosen.end(), i), i);
     const auto parts = reoptimise(in, *r, chosen, tlimit);
     if (q == p) {
       ++stats.exact;

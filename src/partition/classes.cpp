@@ -24,7 +24,8 @@ std::vector<std::string> bracket_values(std::string_view body, std::string_view 
     const std::string_view a = item.substr(0, dash), b = dash == std::string_view::npos ? a : item.substr(dash + 1);
     long long lo = 0, hi = 0;
     for (const auto& [text, value] : {std::tie(a, lo), std::tie(b, hi)}) {
-      const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+      const bool digits =
+          !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
       const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
       if (!digits || ec != std::errc() || text.size() > 12)
         bad("'" + std::string(item) + "' is not a number or a range of numbers a-b");

@@ -52,7 +52,9 @@ std::optional<Instance> make_instance(const Profile& profile, Size workload, boo
     throw UsageError("the workload " + std::to_string(workload) + " is too large for the exact algorithms: " +
                      std::to_string(n) + " units of " + std::to_string(unit) + " on " +
                      std::to_string(in.p) + " processors exceed the table limit");
-  if (n > INT32_MAX - 1) throw UsageError("the workload " + std::to_string(workload) + " is too large: " + std::to_string(n) + " units of " + std::to_string(unit));
+  if (n > INT32_MAX - 1)
+    throw UsageError("the workload " + std::to_string(workload) + " is too large: " + std::to_string(n) +
+                     " units of " + std::to_string(unit));
   in.n = static_cast<std::int32_t>(n);
   in.times.push_back(0.0);
   in.items.resize(profile.size());

@@ -428,7 +428,8 @@ TEST_P(Cli, EpsilonAndClassesOfACluster) {
   }
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"--epsilon", "0"}, std::vector<std::string>{"--epsilon", "-0.1"},
-        std::vector<std::string>{"--epsilon", "1%"}, std::vector<std::string>{"--epsilon", "0.01", "--algorithm", "paper"},
+        std::vector<std::string>{"--epsilon", "1%"},
+        std::vector<std::string>{"--epsilon", "0.01", "--algorithm", "paper"},
         std::vector<std::string>{"--epsilon", "0.01", "--time-only"}}) {
     std::vector<std::string> all{"--profile", csv.string(), "--workload", "70"};
     all.insert(all.end(), args.begin(), args.end());

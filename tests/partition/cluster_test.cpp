@@ -96,9 +96,10 @@ TEST(ProfileClasses, BadRangesAndConflictingRowsNameFileAndLine) {
     bool covered = false;
     for (const Solution& a : approx) covered = covered || (a.time <= f * s.time && a.energy <= f * s.energy);
     if (!covered)
-      return ::testing::AssertionFailure() << "no point within 1 + " << epsilon << " of (" << s.time << ", " << s.energy
-                                           << ")\nexact:\n" << testing::describe(exact) << "approximate:\n"
-                                           << testing::describe(approx);
+      return ::testing::AssertionFailure()
+             << "no point within 1 + " << epsilon << " of (" << s.time << ", " << s.energy << ")\nexact:\n"
+             << testing::describe(exact) << "approximate:\n"
+             << testing::describe(approx);
   }
   return ::testing::AssertionSuccess();
 }
@@ -114,7 +115,8 @@ Profile repeated_profile(std::mt19937_64& rng, int kinds, int copies, int max_si
     for (int k = 0; k < kinds; ++k)
       if (round < count[static_cast<std::size_t>(k)]) {
         const ProcessorProfile& b = base[static_cast<std::size_t>(k)];
-        procs.emplace_back(b.name() + "." + std::to_string(round), std::vector<ProfilePoint>(b.points().begin(), b.points().end()));
+        procs.emplace_back(b.name() + "." + std::to_string(round),
+                           std::vector<ProfilePoint>(b.points().begin(), b.points().end()));
       }
   return Profile(std::move(procs));
 }
@@ -128,7 +130,8 @@ TEST(ApproximateFront, WithinEpsilonOfTheExactFrontOnSmallInstances) {
     const Values values = i % 3 == 0 ? Values::coarse : Values::fine;
     const Profile profile = i % 2 ? random_profile(rng, p, m, i % 4 == 1 ? 0.4 : 0.9, values)
                                   : repeated_profile(rng, 1 + p / 2, 3, m, values);
-    const Size n = 1 + static_cast<Size>(rng() % static_cast<std::uint64_t>(profile.size() * static_cast<std::size_t>(m) + 2));
+    const Size n =
+        1 + static_cast<Size>(rng() % static_cast<std::uint64_t>(profile.size() * static_cast<std::size_t>(m) + 2));
     const double epsilon = i % 3 == 0 ? 0.5 : i % 3 == 1 ? 0.05 : 0.001;
     SCOPED_TRACE("case " + std::to_string(i) + " n=" + std::to_string(n) + " epsilon=" + std::to_string(epsilon));
     const Front exact = brute_force_front(profile, n);

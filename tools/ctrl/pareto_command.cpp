@@ -2,9 +2,9 @@
 //              [--format table|json|csv] [--plot FILE.svg] [--plot-profile FILE.svg]
 //              [--algorithm dp|paper|brute-force] [--epsilon E] [--threads T] [--budget P%]...
 // The exact Pareto front of workload distributions for time and energy (or, with --epsilon, one
-// within a factor 1 + E of it), and the HEPOPTA paper's analysis of it (docs/partition.md). A `ctrl profile` file in which a processor has no energy at
-// all gets no front of time and energy (exit 2, saying what supplies it), only the time-optimal
-// distribution with --time-only.
+// within a factor 1 + E of it), and the HEPOPTA paper's analysis of it (docs/partition.md). A
+// `ctrl profile` file in which a processor has no energy at all gets no front of time and energy
+// (exit 2, saying what supplies it), only the time-optimal distribution with --time-only.
 #include "analysis_format.hpp"
 #include "command.hpp"
 #include "front_format.hpp"
@@ -80,7 +80,8 @@ double parse_epsilon(const std::string& text, const std::string& algorithm) {
   if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(e) || e <= 0)
     throw exit_error(exit_bad_input, "--epsilon: '" + text + "' is not a positive number (0.01: within 1 %)");
   if (algorithm != "dp")
-    throw exit_error(exit_bad_input, "--epsilon: the approximate front is the dp method's, not --algorithm " + algorithm);
+    throw exit_error(exit_bad_input,
+                     "--epsilon: the approximate front is the dp method's, not --algorithm " + algorithm);
   return e;
 }
 
@@ -161,7 +162,8 @@ void analyse(FrontReport& report, const partition::Front& dynamic, const loop::L
 void check_objectives(const ParetoArgs& a, const loop::LoadedProfile& loaded) {
   if (a.time_only) {
     if (a.energy != "dynamic" || !a.base_power.empty() || !a.epsilon.empty())
-      throw exit_error(exit_bad_input, "--time-only compares no energy: --energy, --base-power and --epsilon do not apply");
+      throw exit_error(exit_bad_input,
+                       "--time-only compares no energy: --energy, --base-power and --epsilon do not apply");
     return;
   }
   if (loaded.file) loop::require_energy(*loaded.file, a.profile, "--time-only");

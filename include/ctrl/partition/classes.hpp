@@ -25,9 +25,9 @@ std::vector<std::string> expand_processor_range(std::string_view name, std::size
 
 // Processors with the same points (sizes, times and energies all equal) form a class.
 struct ProcessorClasses {
-  std::vector<std::size_t> class_of;               // per processor: its class
-  std::vector<std::vector<std::size_t>> members;   // per class: its processors, increasing; classes
-                                                   // in the order of their first processor
+  std::vector<std::size_t> class_of;              // per processor: its class
+  std::vector<std::vector<std::size_t>> members;  // per class: its processors, increasing; classes
+                                                  // in the order of their first processor
   std::size_t count() const noexcept { return members.size(); }
 };
 
