@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,12 @@ namespace ctrl::partition {
 namespace {
 
 using detail::Instance;
+
+std::string number(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
 using detail::Item;
 
 struct Vertex {
@@ -192,8 +199,8 @@ std::optional<std::vector<std::int32_t>> solve(const Platform& pf, double tlimit
   for (std::size_t q = std::min<std::size_t>(8, p);; q = std::min(2 * q, p)) {
     if (q == p &&
         static_cast<double>(in.n + 1) * static_cast<double>(p + 1) > static_cast<double>(detail::max_table_cells))
-      throw UsageError("the approximate front could not bound a threshold within 1 + " + std::to_string(epsilon) +
-                       " on " + std::to_string(p) +
+      throw UsageError("the approximate front could not bound a threshold within 1 + " + number(epsilon) + " on " +
+                       std::to_string(p) +
                        " processors, and the exact fallback exceeds the table limit: "
                        "give a larger --epsilon");
     std::vector<std::size_t> chosen = margin_processors(pf, *r, q);
@@ -234,7 +241,7 @@ std::vector<double> thresholds(const Platform& pf, double epsilon) {
 Front approximate_front(const Profile& profile, Size workload, double epsilon, const ApproxOptions& options,
                         ApproxStats* stats) {
   if (!(epsilon > 0) || !std::isfinite(epsilon))
-    throw UsageError("epsilon must be a positive number (0.01 for fronts within 1 %), not " + std::to_string(epsilon));
+    throw UsageError("epsilon must be a positive number (0.01 for fronts within 1 %), not " + number(epsilon));
   const std::optional<Instance> maybe = detail::make_instance(profile, workload, false);
   if (!maybe) return {};
   Platform pf;
