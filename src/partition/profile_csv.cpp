@@ -22,6 +22,11 @@ namespace ctrl::partition {
 
 namespace {
 
+// Bounds on what ranges may expand to (a cluster of 10,000 processors with 64 sizes each is
+// 640,000 points), so that a malformed or hostile file fails instead of exhausting memory.
+constexpr std::size_t max_range = 100'000;
+constexpr std::size_t max_points = 20'000'000;
+
 class Reader {
  public:
   explicit Reader(std::string source) : source_(std::move(source)) {}
@@ -61,7 +66,7 @@ class Reader {
     std::unordered_map<std::string, std::size_t> index;
     std::vector<std::vector<ProfilePoint>> points;
     std::map<std::pair<std::size_t, Size>, std::size_t> seen;  // (processor, size) -> line
-    std::size_t rows = 0, line = 0;
+    std::size_t rows = 0, line = 0, total = 0;
     while (!text.empty()) {
       ++line;
       const std::size_t eol = text.find('\n');
@@ -97,7 +102,7 @@ class Reader {
       const double energy = parse_profile_value(fields[col[3]], "energy", at);
       std::vector<std::string> members;
       try {
-        members = expand_processor_range(name);
+        members = expand_processor_range(name, max_range);
       } catch (const UsageError& e) {
         fail(line, e.what());
       }
@@ -114,6 +119,9 @@ class Reader {
                          std::to_string(size) + " twice (first on line " + std::to_string(it->second) + ")");
         points[proc].push_back(ProfilePoint{size, time, energy});
       }
+      total += members.size();
+      if (total > max_points)
+        fail(line, "more than " + std::to_string(max_points) + " points after expanding the processor ranges");
       ++rows;
     }
     if (!header) fail("the file is empty: a header row naming processor, size, time and energy is needed");

@@ -77,6 +77,9 @@ TEST(ProfileClasses, RangesInProfileFilesAreClasses) {
 }
 
 TEST(ProfileClasses, BadRangesAndConflictingRowsNameFileAndLine) {
+  EXPECT_NE(csv_error("processor,size,time,energy\nn[1-200000],1,1,1\n")
+                .find("c.csv:2: malformed processor range 'n[1-200000]': more than 100000 processors"),
+            std::string::npos);
   EXPECT_NE(csv_error("processor,size,time,energy\nnode[1-2/cpu,1,1,1\n")
                 .find("c.csv:2: malformed processor range 'node[1-2/cpu': a '[' is not closed"),
             std::string::npos);
