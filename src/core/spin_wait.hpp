@@ -36,10 +36,8 @@ class SpinWait {
   void wait(Pred pred, BeforeSleep before_sleep, int spins = default_spins) {
     for (int i = 0; i < spins; ++i) {
       if (pred()) return;
-      if (i % yield_every == yield_every - 1)
-        std::this_thread::yield();
-      else
-        cpu_relax();
+      if (i % yield_every == yield_every - 1) std::this_thread::yield();
+      else cpu_relax();
     }
     before_sleep();
     std::unique_lock lock(mutex_);
