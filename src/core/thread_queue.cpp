@@ -35,11 +35,12 @@ void Handoff::poll() {
   if (unhanded() && now_ns() - deferred_at_.load() >= grace.count()) hand_over();
 }
 
-void Handoff::watch_end(bool sleeping) {
-  // Pairs with submit(): it stores the ticket and then counts the watchers; this uncounts and then
-  // reads the tickets. One of the two sees the other, so a task is never left with nobody to hand it.
-  watchers_.fetch_sub(1);
-  if (sleeping && unhanded()) hand_over();
+void Handoff::unwatch() {
+  // Pairs with submit(): it stores the ticket and then reads watched_; this clears watched_ and
+  // then reads the tickets. One of the two sees the other, so a task is never left with nobody to
+  // hand it over.
+  watched_.store(false);
+  if (unhanded()) hand_over();
 }
 
 void ThreadQueue::start(std::function<void()> on_thread_start) {
@@ -66,7 +67,7 @@ std::uint64_t ThreadQueue::submit(Task task) {
   // Left for a waiter only when nothing else is queued (else the runner is busy and this task
   // follows the others) and a watcher will hand it over if nobody waits.
   const bool idle = h.completed_.load() + 1 == ticket;
-  if (!(waiter_may_run_ && idle && h.watchers_.load() > 0)) h.hand_over();
+  if (!(waiter_may_run_ && idle && h.watched_.load())) h.hand_over();
   return ticket;
 }
 

@@ -29,25 +29,31 @@ class Handoff {
   // kernel worth running asynchronously.
   static constexpr std::chrono::nanoseconds grace{5000};
 
-  // A watcher is a thread that spins idle next to the queue. watch_begin/watch_end bracket each
-  // idle spell; poll() is called while spinning. watch_end(true) (the watcher is about to sleep)
-  // hands over what is still left; watch_end(false) (it leaves to work for the runner, which
-  // hands over what is left when it is done) does not.
-  void watch_begin() { watchers_.fetch_add(1); }
+  // A watcher is a thread that spins idle next to the queue (a CPU kind's first pool helper).
+  // watch() says it spins; unwatch() says it is about to sleep (or stop), and hands over what is
+  // left. It does not unwatch while it works: it works only for a runner, and a runner hands over
+  // what is left when it stops. poll(), called now and then while spinning (by any helper),
+  // hands over a task left longer than grace. Only stores and loads: the watcher's idle spells
+  // add no read-modify-write to a launch.
+  void watch() {
+    if (!watched_.load(std::memory_order_relaxed)) watched_.store(true);
+  }
+  void unwatch();
   void poll();
-  void watch_end(bool sleeping);
 
  private:
   friend class ThreadQueue;
   bool unhanded() const;
   void hand_over();  // the queue thread runs every task submitted so far
 
-  std::atomic<std::uint64_t> submitted_{0};
-  std::atomic<std::uint64_t> completed_{0};
-  std::atomic<std::uint64_t> handed_{0};      // tasks the queue thread runs without waiting for a waiter
-  std::atomic<bool> running_{false};          // a runner (the queue thread or a waiter) holds the tasks
-  std::atomic<std::int64_t> deferred_at_{0};  // steady-clock ns when the last task was left unhanded
-  std::atomic<int> watchers_{0};
+  // One cache line per writer: the submitter, the runner, the rest (rarely written). Watchers
+  // only read them, and only now and then.
+  alignas(64) std::atomic<std::uint64_t> submitted_{0};
+  std::atomic<std::int64_t> deferred_at_{0};  // steady-clock ns of the last submission
+  alignas(64) std::atomic<std::uint64_t> completed_{0};
+  std::atomic<bool> running_{false};                  // a runner (the queue thread or a waiter) holds the tasks
+  alignas(64) std::atomic<std::uint64_t> handed_{0};  // tasks the queue thread runs without waiting for a waiter
+  std::atomic<bool> watched_{false};
   std::atomic<bool> stopping_{false};
   SpinWait work_;  // the queue thread waits for handed tasks
   SpinWait done_;  // hosts wait for completion, or for the runner's place
@@ -58,7 +64,7 @@ class ThreadQueue final : public Queue {
   // Without a waiter_may_run test, every task goes to the queue thread.
   ThreadQueue() : ThreadQueue(std::make_shared<Handoff>(), {}) {}
   // waiter_may_run: whether the calling thread may run tasks itself (it becomes the kind's first
-  // worker); watchers of `handoff` make a waiter's run possible (see the top of this file).
+  // worker); a watcher of `handoff` makes a waiter's run possible (see the top of this file).
   ThreadQueue(std::shared_ptr<Handoff> handoff, std::function<bool()> waiter_may_run)
       : h_(std::move(handoff)), waiter_may_run_(std::move(waiter_may_run)) {}
   ~ThreadQueue() override;  // runs what is queued, then joins

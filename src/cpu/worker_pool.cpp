@@ -46,26 +46,29 @@ void WorkerPool::run(JobRef job) {
 }
 
 // Between jobs a helper spins, and while it spins it watches the controller's queue: a launch
-// left there for a waiter that never comes goes to the queue thread (thread_queue.hpp). A helper
-// about to sleep stops watching first, handing over what is left.
-void WorkerPool::wait_for_job(std::uint64_t seen) {
+// left there for a waiter that never comes goes to the queue thread (thread_queue.hpp). The first
+// helper is the watcher; it stops watching only when it is about to sleep, handing over what is
+// left. Every helper polls, every poll_every spins: one of them is running whatever the load.
+void WorkerPool::wait_for_job(int w, std::uint64_t seen) {
   Handoff* h = handoff_.get();
   if (!h) {
     start_.wait([&] { return epoch_.load() != seen; });
     return;
   }
-  bool watching = true;
-  h->watch_begin();
+  constexpr unsigned poll_every = 32;  // the queue's state is read now and then, not fought over
+  unsigned spins = 0;
+  bool spinning = true;
+  if (w == 1) h->watch();
   start_.wait(
       [&] {
-        if (watching) h->poll();
+        if (spinning && ++spins % poll_every == 0) h->poll();
         return epoch_.load() != seen;
       },
       [&] {
-        h->watch_end(true);
-        watching = false;
+        spinning = false;
+        if (w == 1) h->unwatch();
       });
-  if (watching) h->watch_end(stopping_.load());  // a helper that stops hands over too
+  if (w == 1 && stopping_.load()) h->unwatch();  // a watcher that stops hands over too
 }
 
 void WorkerPool::helper(int w) {
@@ -76,7 +79,7 @@ void WorkerPool::helper(int w) {
   }
   std::uint64_t seen = 0;
   for (;;) {
-    wait_for_job(seen);
+    wait_for_job(w, seen);
     seen = epoch_.load();
     if (stopping_.load()) return;
     try {

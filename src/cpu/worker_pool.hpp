@@ -50,7 +50,7 @@ class WorkerPool {
 
  private:
   void helper(int w);
-  void wait_for_job(std::uint64_t seen);
+  void wait_for_job(int w, std::uint64_t seen);
   void record(std::exception_ptr e);
 
   std::vector<int> cores_;

@@ -31,12 +31,11 @@ struct Fixture {
 
 TEST(ThreadQueue, ATaskLeftForAWaiterRunsOnTheWaitingThread) {
   Fixture f(true);
-  f.handoff->watch_begin();  // a watcher that never hands over: only the waiter can run the task
+  f.handoff->watch();  // a watcher that never hands over: only the waiter can run the task
   std::thread::id ran_on;
   const auto ticket = f.queue->submit([&] { ran_on = std::this_thread::get_id(); });
   f.queue->wait(ticket);
   EXPECT_EQ(ran_on, std::this_thread::get_id());
-  f.handoff->watch_end(false);
 }
 
 TEST(ThreadQueue, WithoutAWatcherTheQueueThreadRunsTheTaskUnwaited) {
@@ -53,16 +52,15 @@ TEST(ThreadQueue, WithoutAWatcherTheQueueThreadRunsTheTaskUnwaited) {
 
 TEST(ThreadQueue, AWaiterThatMayNotRunTasksLeavesThemToTheQueueThread) {
   Fixture f(false);
-  f.handoff->watch_begin();  // ignored: without the waiters' permission nothing is left for them
+  f.handoff->watch();  // ignored: without the waiters' permission nothing is left for them
   std::thread::id ran_on;
   f.queue->wait(f.queue->submit([&] { ran_on = std::this_thread::get_id(); }));
   EXPECT_NE(ran_on, std::this_thread::get_id());
-  f.handoff->watch_end(false);
 }
 
 TEST(ThreadQueue, AWatcherHandsAnUnwaitedTaskToTheQueueThread) {
   Fixture f(true);
-  f.handoff->watch_begin();
+  f.handoff->watch();
   std::atomic<bool> ran{false};
   std::thread::id ran_on;
   f.queue->submit([&] {
@@ -74,15 +72,14 @@ TEST(ThreadQueue, AWatcherHandsAnUnwaitedTaskToTheQueueThread) {
     return ran.load();
   }));
   EXPECT_NE(ran_on, std::this_thread::get_id());
-  f.handoff->watch_end(false);
 }
 
 TEST(ThreadQueue, AWatcherAboutToSleepHandsOverWhatIsLeft) {
   Fixture f(true);
-  f.handoff->watch_begin();
+  f.handoff->watch();
   std::atomic<bool> ran{false};
   f.queue->submit([&] { ran.store(true); });
-  f.handoff->watch_end(true);
+  f.handoff->unwatch();
   EXPECT_TRUE(ctrl::test::wait_until([&] { return ran.load(); }));
 }
 
@@ -93,12 +90,13 @@ TEST(ThreadQueue, OrderAndFailuresAreTheSameOnEitherThread) {
   std::vector<int> order;  // written by one runner at a time
   std::uint64_t last = 0;
   for (int i = 0; i < 60; ++i) {
-    if (i % 3 == 0) f.handoff->watch_begin();  // left for the waiter
+    // Every third task is left for a waiter (or handed over by the next unwatch).
+    if (i % 3 == 0) f.handoff->watch();
+    else f.handoff->unwatch();
     last = f.queue->submit([&order, i] {
       order.push_back(i);
       if (i % 10 == 7) throw std::runtime_error("task " + std::to_string(i));
     });
-    if (i % 3 == 0) f.handoff->watch_end(false);
     if (i % 4 == 1) f.queue->wait(last);
   }
   f.queue->wait(last);
@@ -119,7 +117,7 @@ TEST(ThreadQueue, OrderAndFailuresAreTheSameOnEitherThread) {
 // with each other and with the queue thread for the runner's place: every task runs once.
 TEST(ThreadQueue, SeveralHostThreadsSubmitAndWaitAtOnce) {
   Fixture f(true);
-  f.handoff->watch_begin();
+  f.handoff->watch();
   constexpr int threads = 4, tasks = 400;
   std::vector<int> counts(threads, 0);  // each written by the runners, one at a time
   std::vector<std::thread> hosts;
@@ -135,7 +133,6 @@ TEST(ThreadQueue, SeveralHostThreadsSubmitAndWaitAtOnce) {
   for (auto& h : hosts) h.join();
   f.queue->wait(f.queue->last_ticket());
   for (int c : counts) EXPECT_EQ(c, tasks);
-  f.handoff->watch_end(false);
 }
 
 }  // namespace
