@@ -4,7 +4,7 @@
 // The fast path of a synchronous launch (docs/model.md, "Launch cost on CPU cores"): a task
 // submitted to an idle queue is not handed to the queue thread at once when a waiter may run it
 // and a watcher (an idle worker of the kind's pool, which spins anyway) will hand it over if no
-// waiter comes within handoff_grace. wait() then runs it on the waiting thread: no thread
+// waiter comes within Handoff::grace. wait() then runs it on the waiting thread: no thread
 // crossing, no wake-up. One thread at a time runs tasks (the runner), in ticket order, so launch
 // order and error reporting are those of the queue thread.
 #pragma once
