@@ -17,7 +17,7 @@
 #include <pthread.h>
 #include <sched.h>
 
-#include <thread>
+#include <vector>
 
 namespace {
 
@@ -33,17 +33,24 @@ void pin_self(int core) {
   pthread_setaffinity_np(pthread_self(), sizeof set, &set);
 }
 
+// The cores this process may use (taskset restricts the whole comparison, OpenMP's team included:
+// `taskset -c 0,1` gives the 2-core figures on a larger host), saved before any pinning.
+const std::vector<int>& usable_cores() {
+  static const std::vector<int> all = ctrl::cores_of(ctrl::cpu());
+  return all;
+}
+
 void unpin_self() {
   cpu_set_t set;
   CPU_ZERO(&set);
-  for (unsigned c = 0; c < std::thread::hardware_concurrency(); ++c) CPU_SET(c, &set);
+  for (const int c : usable_cores()) CPU_SET(c, &set);
   pthread_setaffinity_np(pthread_self(), sizeof set, &set);
 }
 
-int cores() { return static_cast<int>(std::thread::hardware_concurrency()); }
+int cores() { return static_cast<int>(usable_cores().size()); }
 
 void ctrl_launch_wait(benchmark::State& state, const ctrl::DeviceSpec& spec, bool host_apart) {
-  if (host_apart) pin_self(0);
+  if (host_apart) pin_self(usable_cores().front());
   {
     ctrl::Controller ctl{spec};
     const ctrl::Threads space(ctl.spec().cores.empty() ? cores() : static_cast<ctrl::index_t>(ctl.spec().cores.size()));
@@ -73,7 +80,7 @@ void BM_ctrl_all_cores_host_on_core0(benchmark::State& s) {
 }
 void BM_ctrl_host_apart(benchmark::State& s) {
   if (cores() < 2) return s.SkipWithError("needs 2 cores");
-  ctrl_launch_wait(s, ctrl::cpu_range(1, cores() - 1), true);
+  ctrl_launch_wait(s, ctrl::cpu_range(usable_cores()[1], usable_cores().back()), true);
 }
 
 }  // namespace
