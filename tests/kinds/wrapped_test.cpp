@@ -158,7 +158,9 @@ TEST_P(WrappedTest, AVectorThatReallocatedWhileAttachedIsReportedAtDetach) {
                                                "nothing was copied into its old memory"}));
   // The tile is detached all the same; nothing came back into the vector's new memory on a kind
   // with a memory of its own (the kernel's result is lost), and the controller goes on working.
-  if (separate_memory()) EXPECT_EQ(v, before);
+  if (separate_memory()) {
+    EXPECT_EQ(v, before);
+  }
   EXPECT_TRUE(throws_naming<ctrl::UsageError>([&] { ctl().detach(a); }, {"not attached"}));
   auto b = ctrl::wrap(v, {32, 32}, "rewrapped");
   ctl().attach(b);
