@@ -15,7 +15,8 @@
 // alignment to the element type, a null pointer; a std::vector that reallocated or changed size
 // since it was wrapped (UsageError at the next attach or detach, which then copies nothing into
 // its old memory); const memory taken as Out or InOut (a compile error). A bare pointer carries
-// no size: its shape is trusted.
+// no size: its shape is trusted. Wrap memory once and split it with rows(): two wraps of the
+// same memory are two storages, whose overlapping attachments ctrl cannot see.
 #pragma once
 #include <ctrl/tile.hpp>
 
