@@ -57,6 +57,7 @@ class Tile {
   // address, and whether the bytes after it up to the next multiple of 64 may be read. Memory
   // ctrl allocates is 64-byte aligned and padded (a row block starts where its rows do);
   // wrapped memory is aligned as its element type requires and ends where the user's does.
+  // (A GPU's image is the kind's own allocation; its vector runs check each pointer at launch.)
   std::size_t alignment() const { return state_->host_alignment(); }
   bool padded() const { return state_->host_padded(); }
 
