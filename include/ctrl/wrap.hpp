@@ -39,8 +39,8 @@ template <class E, std::size_t N>
 Tile<E, N> wrap_memory(E* data, std::size_t available, const index_t (&ext)[N], std::string name,
                        Located (*locate)(const void*), const void* container, const char* source) {
   using T = std::remove_const_t<E>;
-  const WrapRequest w{const_cast<T*>(data), available, sizeof(T), alignof(T), std::is_const_v<E>,
-                      locate, container, source};
+  const WrapRequest w{const_cast<T*>(data), available, sizeof(T), alignof(T),
+                      std::is_const_v<E>,   locate,    container, source};
   return Tile<E, N>::from_state(make_wrapped_state(w, N, ext, std::move(name)));
 }
 

@@ -38,9 +38,10 @@ std::string TileStorage::moved() const {
   const Located now = locate(container);
   if (now.data == data && now.bytes == bytes) return {};
   if (now.data != data) {
-    return fmt::format("its elements moved from {} to {} (the container reallocated: grown, shrunk to fit, "
-                       "assigned or destroyed)",
-                       data, now.data);
+    return fmt::format(
+        "its elements moved from {} to {} (the container reallocated: grown, shrunk to fit, "
+        "assigned or destroyed)",
+        data, now.data);
   }
   return fmt::format("it now holds {} bytes, not the {} wrapped (the container was resized)", now.bytes, bytes);
 }
@@ -57,9 +58,10 @@ void check_not_moved(const TileState& t, const std::string& what) {
   const std::string why = t.storage->moved();
   if (why.empty()) return;
   t.storage->unprepare();  // the memory it left may be freed or reused: it must not stay registered
-  throw UsageError(fmt::format("{}: the tile wraps a container and {}; a wrapped container must keep its "
-                               "elements in place while the tile is in use (wrap it again after resizing)",
-                               what, why));
+  throw UsageError(
+      fmt::format("{}: the tile wraps a container and {}; a wrapped container must keep its "
+                  "elements in place while the tile is in use (wrap it again after resizing)",
+                  what, why));
 }
 
 std::uint64_t next_tile_id() {
@@ -83,8 +85,8 @@ namespace {
 
 // A state of this shape with no storage yet, and its byte count (checked: a count that wraps
 // would give a small buffer for a big shape).
-std::shared_ptr<TileState> shaped_state(std::size_t elem_size, std::size_t rank, const index_t* ext,
-                                        std::string name, std::size_t& bytes) {
+std::shared_ptr<TileState> shaped_state(std::size_t elem_size, std::size_t rank, const index_t* ext, std::string name,
+                                        std::size_t& bytes) {
   auto s = std::make_shared<TileState>();
   s->elem_size = elem_size;
   s->rank = rank;
@@ -117,8 +119,8 @@ std::shared_ptr<TileState> make_wrapped_state(const WrapRequest& w, std::size_t 
     throw UsageError(fmt::format("wrap of {} as tile {}: the memory is null", w.source, s->label()));
   }
   if (reinterpret_cast<std::uintptr_t>(w.data) % w.elem_align != 0) {
-    throw UsageError(fmt::format("wrap of {} as tile {}: address {} is not aligned to its elements' {} bytes",
-                                 w.source, s->label(), w.data, w.elem_align));
+    throw UsageError(fmt::format("wrap of {} as tile {}: address {} is not aligned to its elements' {} bytes", w.source,
+                                 s->label(), w.data, w.elem_align));
   }
   s->storage = std::make_shared<TileStorage>(w.data, bytes, w.read_only, w.locate, w.container);
   s->host_valid = true;
@@ -142,8 +144,8 @@ std::shared_ptr<TileState> make_tile_state(std::size_t elem_size, std::size_t ra
 
 std::shared_ptr<TileState> make_row_block(const std::shared_ptr<TileState>& parent, index_t begin, index_t end) {
   if (!parent->storage) {
-    throw UsageError(fmt::format("rows({}, {}) of tile {}: a tile declared by shape only has no rows to share",
-                                 begin, end, parent->label()));
+    throw UsageError(fmt::format("rows({}, {}) of tile {}: a tile declared by shape only has no rows to share", begin,
+                                 end, parent->label()));
   }
   if (begin < 0 || end < begin || end > parent->ext[0]) {
     throw UsageError(fmt::format("rows({}, {}) of tile {}: the range must lie within [0, {}]", begin, end,

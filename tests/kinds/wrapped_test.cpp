@@ -18,9 +18,7 @@ using u32 = std::uint32_t;
 
 struct WrapTwiceInPlace {
   static constexpr const char* name = "wrap_twice";
-  CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::InOut<u32, 2> a) const {
-    a(t.x, t.y) = a(t.x, t.y) * 2U + 1U;
-  }
+  CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::InOut<u32, 2> a) const { a(t.x, t.y) = a(t.x, t.y) * 2U + 1U; }
 };
 struct WrapMix {  // out = in * 3 + (row index), byte-exact in unsigned arithmetic
   static constexpr const char* name = "wrap_mix";
@@ -76,8 +74,8 @@ TEST_P(WrappedTest, SpansPointersAndRowBlocksOfWrappedMemory) {
   const index_t rows = 12, cols = 8;
   auto buffer = std::make_unique<u32[]>(static_cast<std::size_t>(rows * cols));
   std::iota(buffer.get(), buffer.get() + rows * cols, 0U);
-  ctrl::Tile<u32, 2> whole = ctrl::wrap(std::span<u32>(buffer.get(), static_cast<std::size_t>(rows * cols)),
-                                        {rows, cols}, "buffer");
+  ctrl::Tile<u32, 2> whole =
+      ctrl::wrap(std::span<u32>(buffer.get(), static_cast<std::size_t>(rows * cols)), {rows, cols}, "buffer");
   ctrl::Tile<u32, 2> part = whole.rows(4, 9);  // shares the user's memory too
   ctl().attach(part);
   ctl().launch<WrapTwiceInPlace>(ctrl::Threads(5, cols), part);
@@ -109,12 +107,21 @@ TEST_P(WrappedTest, TheUsersMemoryOutlivesTheTileAndIsNeverFreed) {
 
 TEST_P(WrappedTest, WrongCountNullAndMisalignedMemoryAreRefusedAtWrap) {
   std::vector<u32> v(11);
-  EXPECT_TRUE(throws_naming<ctrl::UsageError>([&] { (void)ctrl::wrap(v, {3, 4}, "short"); },
-                                              {"'short'", "std::vector", "holds 11 elements", "3x4 has 12"}));
   EXPECT_TRUE(throws_naming<ctrl::UsageError>(
-      [&] { (void)ctrl::wrap(std::span<u32>(v).first(10), {3, 3}, "long"); }, {"'long'", "span", "holds 10"}));
-  EXPECT_TRUE(throws_naming<ctrl::UsageError>([&] { (void)ctrl::wrap(static_cast<u32*>(nullptr), {2, 2}, "none"); },
-                                              {"'none'", "null"}));
+      [&] {
+        (void)ctrl::wrap(v, {3, 4}, "short");
+      },
+      {"'short'", "std::vector", "holds 11 elements", "3x4 has 12"}));
+  EXPECT_TRUE(throws_naming<ctrl::UsageError>(
+      [&] {
+        (void)ctrl::wrap(std::span<u32>(v).first(10), {3, 3}, "long");
+      },
+      {"'long'", "span", "holds 10"}));
+  EXPECT_TRUE(throws_naming<ctrl::UsageError>(
+      [&] {
+        (void)ctrl::wrap(static_cast<u32*>(nullptr), {2, 2}, "none");
+      },
+      {"'none'", "null"}));
   alignas(8) unsigned char bytes[64] = {};
   auto* odd = reinterpret_cast<u32*>(bytes + 2);
   EXPECT_TRUE(throws_naming<ctrl::UsageError>([&] { (void)ctrl::wrap(odd, {4}, "odd"); },
@@ -135,8 +142,8 @@ TEST_P(WrappedTest, AVectorThatReallocatedIsRefusedAtTheNextAttach) {
   std::vector<u32> w = wrap_values(256, 2);
   auto b = ctrl::wrap(w, {16, 16}, "shrunk");
   w.resize(200);  // same memory, fewer elements
-  EXPECT_TRUE(throws_naming<ctrl::UsageError>([&] { ctl().attach(b); },
-                                              {"'shrunk'", "holds 800 bytes, not the 1024 wrapped"}));
+  EXPECT_TRUE(
+      throws_naming<ctrl::UsageError>([&] { ctl().attach(b); }, {"'shrunk'", "holds 800 bytes, not the 1024 wrapped"}));
   // Wrapped again, the vector works.
   auto c = ctrl::wrap(v, {16, 16}, "again");
   ctl().attach(c);
@@ -153,9 +160,9 @@ TEST_P(WrappedTest, AVectorThatReallocatedWhileAttachedIsReportedAtDetach) {
   ctl().launch<WrapTwiceInPlace>(ctrl::Threads(32, 32), a);
   ctl().wait();
   v.reserve(v.capacity() * 4);  // misuse: the host touches an attached tile's container
-  EXPECT_TRUE(throws_naming<ctrl::UsageError>([&] { ctl().detach(a); },
-                                              {"detach from controller " + ctl().name(), "'moving'", "moved",
-                                               "nothing was copied into its old memory"}));
+  EXPECT_TRUE(throws_naming<ctrl::UsageError>(
+      [&] { ctl().detach(a); },
+      {"detach from controller " + ctl().name(), "'moving'", "moved", "nothing was copied into its old memory"}));
   // The tile is detached all the same; nothing came back into the vector's new memory on a kind
   // with a memory of its own (the kernel's result is lost), and the controller goes on working.
   if (separate_memory()) {
