@@ -323,7 +323,7 @@ template <unsigned V, unsigned Phase, class K, class... P>
 __global__ void vector_2d(const K k, const LaunchSpace s, P... p, kernel_ptr_t<P>... q) {
   const index_t y0 = (static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x) * V - Phase;
   if (y0 >= s.ext[1]) return;
-  if (y0 >= 0 && y0 + V <= s.ext[1]) {
+  if ((Phase == 0 || y0 >= 0) && y0 + V <= s.ext[1]) {
     for (index_t by = blockIdx.y; by < s.blocks_y; by += gridDim.y) {
       const index_t x = by * blockDim.y + threadIdx.y;
       if (x >= s.ext[0]) return;
