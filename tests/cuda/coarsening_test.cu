@@ -368,8 +368,8 @@ void check_interior_stencil(index_t rows, index_t cols, index_t extra, index_t o
   const Threads space(rows, cols);
   const auto [plain, vec, ran] = with_and_without_vectors<Stencil2<T, R>, T>(space, ext, off);
   const auto unit = static_cast<index_t>(16 / sizeof(T));
-  const std::string what = std::to_string(rows) + "x" + std::to_string(cols) + " in rows of " +
-                           std::to_string(ext[1]) + " at " + std::to_string(off) + ", inset " + std::to_string(R) +
+  const std::string what = std::to_string(rows) + "x" + std::to_string(cols) + " in rows of " + std::to_string(ext[1]) +
+                           " at " + std::to_string(off) + ", inset " + std::to_string(R) +
                            (sizeof(T) == 4 ? ", float" : ", double");
   EXPECT_EQ(ran, off % unit == 0 && ext[1] % unit == 0) << what;
   ASSERT_EQ(plain, vec) << what;
@@ -387,9 +387,9 @@ TEST(CudaVectorRuns, StencilsOverTheInteriorEqualTheScalarKernels) {
   struct Case {
     index_t rows, cols, extra, off;
   };
-  for (const Case c : {Case{67, 1022, 0, 0}, Case{67, 1021, 0, 0}, Case{5, 10, 0, 0}, Case{300, 510, 0, 4},
-                       Case{300, 510, 0, 2}, Case{3, 4094, 0, 0}, Case{2000, 2, 0, 0}, Case{40, 1, 1, 0},
-                       Case{33, 517, 3, 0}}) {
+  for (const Case c :
+       {Case{67, 1022, 0, 0}, Case{67, 1021, 0, 0}, Case{5, 10, 0, 0}, Case{300, 510, 0, 4}, Case{300, 510, 0, 2},
+        Case{3, 4094, 0, 0}, Case{2000, 2, 0, 0}, Case{40, 1, 1, 0}, Case{33, 517, 3, 0}}) {
     check_interior_stencil<float, 1>(c.rows, c.cols, c.extra, c.off);
     check_interior_stencil<double, 1>(c.rows, c.cols, c.extra, c.off);
   }

@@ -160,15 +160,15 @@ TEST(CudaGeometry, StencilsThatStateTheirInsetTakeShiftedRuns) {
   EXPECT_EQ(geometry_for(Traits{coalescing::medium, arith::high, sharing::medium}.interior(1), Threads(8192, 8192))
                 .vector_items,
             0U);
-  EXPECT_EQ(geometry_for(Traits{coalescing::medium, arith::low, sharing::high}.interior(1), Threads(8192, 8192))
-                .vector_items,
-            0U);
+  EXPECT_EQ(
+      geometry_for(Traits{coalescing::medium, arith::low, sharing::high}.interior(1), Threads(8192, 8192)).vector_items,
+      0U);
   EXPECT_EQ(geometry_for(Traits{coalescing::scattered, arith::low, sharing::low}.interior(1), Threads(8192, 8192))
                 .vector_items,
             0U);
-  EXPECT_EQ(geometry_for(Traits{coalescing::full, arith::medium, sharing::low}.interior(1), Threads(1 << 28))
-                .vector_items,
-            0U)
+  EXPECT_EQ(
+      geometry_for(Traits{coalescing::full, arith::medium, sharing::low}.interior(1), Threads(1 << 28)).vector_items,
+      0U)
       << "Black-Scholes stays as it is, inset or not";
   EXPECT_EQ(geometry_for(stencil.interior(1), Threads(1000, 1000)).vector_items, 0U) << "too small a space";
   // The phase: the inset modulo a run; streaming bodies may state one too.

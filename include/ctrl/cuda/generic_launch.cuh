@@ -301,8 +301,7 @@ template <unsigned V, std::size_t D, class K, class... P>
 __device__ CTRL_FORCEINLINE void vector_ragged(const K& k, index_t row, index_t x0, index_t end, const P&... p,
                                                kernel_ptr_t<P>... q) {
   for (unsigned i = 0; i < V; ++i)
-    if (x0 + i >= 0 && x0 + i < end)
-      k(D == 1 ? Thread{x0 + i, 0, 0} : Thread{row, x0 + i, 0}, rebind_vector(p, q)...);
+    if (x0 + i >= 0 && x0 + i < end) k(D == 1 ? Thread{x0 + i, 0, 0} : Thread{row, x0 + i, 0}, rebind_vector(p, q)...);
 }
 
 // A run's first index is written as a product with V (less the phase): the equal sum of products,
@@ -431,8 +430,7 @@ cudaError_t launch_vector(dim3 block, cudaStream_t stream, const Threads& space,
   const dim3 grid(g.vector_grid[0], g.vector_grid[1], g.vector_grid[2]);
   if (space.dims() == 1) {
     const index_t n = space.x();
-    return launch_kernel(&vector_1d<vector_items, phase, K, P...>, grid, block, stream, kernel, n, p...,
-                         data_of(p)...);
+    return launch_kernel(&vector_1d<vector_items, phase, K, P...>, grid, block, stream, kernel, n, p..., data_of(p)...);
   }
   return launch_kernel(&vector_2d<vector_items, phase, K, P...>, grid, block, stream, kernel, make_space(space, g),
                        p..., data_of(p)...);
