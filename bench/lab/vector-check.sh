@@ -7,7 +7,7 @@
 #   bench/lab/vector-check.sh     # from the repository root; results under $OUT (or build/vector-out)
 #
 # Files written: vector.log (all of it), vector.json (Google Benchmark), sass.txt (per kernel: LDG/STG
-# widths of the vector kernels and the hand-written ones).
+# widths of the vector kernels and the hand-written ones: "count instruction kernel").
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/build/vector-out}
@@ -30,9 +30,13 @@ OBJ=$(find "$BUILD/bench" -name 'bench_coarsening.cu.o' | head -1)
 CUOBJDUMP=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
 "$CUOBJDUMP" -sass "$OBJ" | awk '
   /Function :/ { name = $3 }
-  /LDG|STG/ { for (i = 1; i <= NF; i++) if ($i ~ /^(LDG|STG)/) { n[name " " $i]++; break } }
-  END { for (k in n) print n[k], k }' | grep -E "vector_|hand_|coarse_2d" | c++filt | sort -k2 >"$OUT/sass.txt"
-grep -E "vector_2d|hand_add4|hand_copy4" "$OUT/sass.txt" | cut -c1-200
+  /LDG|STG/ { for (i = 1; i <= NF; i++) if ($i ~ /^(LDG|STG)/) { n[$i " " name]++; break } }
+  END { for (k in n) print n[k], k }' | grep -E "vector_|hand_|coarse_2d" | c++filt | sort -k3 -k2 >"$OUT/sass.txt"
+grep -E "vector_2d|hand_add4|hand_copy4|hand_jacobi4" "$OUT/sass.txt" | cut -c1-200
+# Jacobi's update: vector_2d<4u, 1u, apps::JacobiUpdate, ...> (phase 1, Traits::interior(1)) should show
+# LDG.E.128 and STG.E.128 like hand_jacobi4 (its ragged first and last runs add scalar LDG/STG).
+echo "--- JacobiUpdate"
+grep -E "JacobiUpdate|hand_jacobi4" "$OUT/sass.txt" | cut -c1-160
 
 echo "=== benchmarks"
 "$BUILD/bench/bench_cuda" --benchmark_filter='BM_Vector|BM_MatAddBandwidth$|BM_BlackScholesBandwidth$|BM_DeviceCopy' \

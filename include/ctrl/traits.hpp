@@ -3,6 +3,9 @@
 // between static blocks and dynamic balance (`work`). A kernel states it as a static member:
 //   static constexpr ctrl::Traits traits{ctrl::coalescing::full, ctrl::arith::low, ctrl::sharing::low};
 //   static constexpr ctrl::Traits traits{ctrl::cost::irregular};                  // e.g. Mandelbrot
+// A stencil launched over the interior of its tiles says where its own element lies:
+//   static constexpr ctrl::Traits traits =
+//       ctrl::Traits{ctrl::coalescing::medium, ctrl::arith::medium, ctrl::sharing::medium}.interior(1);
 #pragma once
 #include <cstdint>
 #include <string>
@@ -35,6 +38,11 @@ struct Traits {
   ctrl::sharing share = sharing::deflt;
   BlockShape block{};
   ctrl::cost work = cost::regular;
+  // Where a logical thread's own element lies in the tiles: at its index + inset in every dimension
+  // (a stencil launched over the interior of its tiles, as Jacobi's update: thread (x, y) updates
+  // element (x+1, y+1), inset 1). The CUDA backend lines its vector-wide runs up with it
+  // (docs/cuda.md). -1: not stated.
+  std::int8_t inset = -1;
 
   constexpr Traits() = default;
   constexpr Traits(coalescing c, ctrl::arith a, ctrl::sharing s, ctrl::cost w = cost::regular)
@@ -49,11 +57,19 @@ struct Traits {
     return t;
   }
 
+  // The same characterization for a body launched over the interior of its tiles, `inset`
+  // elements in from each edge (0 to 127): Traits{...}.interior(1).
+  constexpr Traits interior(int r) const {
+    Traits t = *this;
+    t.inset = static_cast<std::int8_t>(r < 0 ? -1 : (r > 127 ? 127 : r));
+    return t;
+  }
+
   // Traits::fixed_block(32, 32): the paper's "fixed-square-32".
   static constexpr Traits fixed_block(std::uint32_t rows, std::uint32_t cols, std::uint32_t depth = 1) {
     return Traits(BlockShape{rows, cols, depth});
   }
-  std::string str() const;  // "full/low/low" or "fixed 32x32x1", then ", irregular" if so
+  std::string str() const;  // "full/low/low" or "fixed 32x32x1", then ", interior 1", ", irregular" if so
 };
 
 }  // namespace ctrl

@@ -20,7 +20,8 @@ std::string Threads::str() const {
 }
 
 std::string Traits::str() const {
-  const char* suffix = work == ctrl::cost::irregular ? ", irregular" : "";
+  const std::string suffix = (inset >= 0 ? fmt::format(", interior {}", inset) : std::string()) +
+                             (work == ctrl::cost::irregular ? ", irregular" : "");
   if (block.fixed()) return fmt::format("fixed {}x{}x{}{}", block.x, block.y, block.z, suffix);
   static constexpr const char* c[] = {"default", "full", "medium", "scattered"};
   static constexpr const char* l[] = {"default", "high", "medium", "low"};

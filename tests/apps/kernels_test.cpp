@@ -332,6 +332,7 @@ TEST(AppKernelsDefinition, CharacterizationsFollowFigure4) {
   EXPECT_TRUE(is(apps::BlackScholes::traits, coalescing::full, arith::medium, sharing::low));
   EXPECT_TRUE(is(apps::JacobiCopy::traits, coalescing::full, arith::low, sharing::low));
   EXPECT_TRUE(is(apps::JacobiUpdate::traits, coalescing::medium, arith::medium, sharing::medium));
+  EXPECT_EQ(apps::JacobiUpdate::traits.inset, 1) << "the cell a thread updates: its index + 1";
   EXPECT_TRUE(is(apps::MatAdd::traits, coalescing::full, arith::low, sharing::low));
   EXPECT_TRUE(is(apps::MatMul::traits, coalescing::full, arith::low, sharing::high));
   EXPECT_TRUE(is(apps::Mandelbrot::traits, coalescing::full, arith::high, sharing::low));

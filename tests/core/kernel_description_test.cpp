@@ -59,6 +59,16 @@ TEST(Traits, CostIsRegularUnlessSaid) {
   EXPECT_EQ(ctrl::Traits::fixed_block(16, 16).with(ctrl::cost::irregular).str(), "fixed 16x16x1, irregular");
 }
 
+TEST(Traits, InteriorStatesWhereAThreadsElementLies) {
+  constexpr ctrl::Traits stencil =
+      ctrl::Traits{ctrl::coalescing::medium, ctrl::arith::medium, ctrl::sharing::medium}.interior(1);
+  static_assert(ctrl::Traits{}.inset == -1 && stencil.inset == 1 && stencil.coal == ctrl::coalescing::medium);
+  static_assert(stencil.with(ctrl::cost::irregular).inset == 1 && stencil.interior(-3).inset == -1);
+  static_assert(stencil.interior(1000).inset == 127);
+  EXPECT_EQ(stencil.str(), "medium/medium/medium, interior 1");
+  EXPECT_EQ(stencil.interior(0).with(ctrl::cost::irregular).str(), "medium/medium/medium, interior 0, irregular");
+}
+
 TEST(ParamsMask, BitsArePositions) {
   static_assert(ctrl::params() == 0U);
   static_assert(ctrl::params(0) == 1U);

@@ -3,12 +3,16 @@
 // launch compiles (1, 2, 4, 8) and one it does not (3: the plain kernels), block-per-chunk and
 // grid-stride grids, prefetching into L1 or L2, ragged spaces; tiles that overlap take the plain
 // kernels; the controller coarsens large streaming launches by itself. Vector-wide runs: the same
-// results as the scalar kernels for 1-D and 2-D, float and double, ragged and unaligned storage.
+// results as the scalar kernels for 1-D and 2-D, float and double, ragged and unaligned storage,
+// and for stencils over the interior of their tiles (runs shifted by the inset; Jacobi's update).
 #include "cuda_test_support.hpp"
+
+#include "jacobi/jacobi_kernels.hpp"
 
 #include <ctrl/cuda.hpp>
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -206,26 +210,50 @@ struct Blend2 {
   }
 };
 
-// The table's geometry with the vector runs forced on, whatever the space's size (the table keeps
-// them for spaces that fill the device 4 times over).
+// Jacobi's update in the shape of its tiles, `R` cells in from each edge (Traits::interior(R)):
+// thread (x, y) writes element (x+R, y+R) from its four neighbours in a, its own element in b and
+// its index. 1-D: the neighbours left and right.
+template <class T, int R>
+struct Stencil2 {
+  static constexpr ctrl::Traits traits =
+      ctrl::Traits{ctrl::coalescing::medium, ctrl::arith::medium, ctrl::sharing::medium}.interior(R);
+  CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::Out<T, 2> out, ctrl::In<T, 2> a, ctrl::In<T, 2> b) const {
+    const index_t i = t.x + R, j = t.y + R;
+    out(i, j) = a(i - 1, j) + a(i + 1, j) + 2 * a(i, j - 1) + 3 * a(i, j + 1) + b(i, j) + static_cast<T>(t.y % 5);
+  }
+};
+template <class T, int R>
+struct Stencil1 {
+  static constexpr ctrl::Traits traits =
+      ctrl::Traits{ctrl::coalescing::medium, ctrl::arith::medium, ctrl::sharing::medium}.interior(R);
+  CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::Out<T, 1> out, ctrl::In<T, 1> a, ctrl::In<T, 1> b) const {
+    const index_t i = t.x + R;
+    out(i) = a(i - 1) + 2 * a(i + 1) + b(i) + static_cast<T>(t.x % 5);
+  }
+};
+
+// The table's geometry with the vector runs (for K's phase) forced on, whatever the space's size
+// (the table keeps them for spaces that fill the device 4 times over).
 ctrl::detail::CudaGeometry vector_geometry(const ctrl::Traits& traits, const Threads& space, bool vector) {
   namespace cd = ctrl::cuda_detail;
   const cd::HwShape b = cd::block_shape(traits, space);
   auto g = cd::geometry_for(b, space, limits(), cd::Coarsening{2, true, cd::Prefetch::none});
   g.vector_items = 0;
-  if (vector) {
-    const auto vg = cd::geometry_for(b, space, limits(), cd::Coarsening{cd::vector_items, true, cd::Prefetch::none});
-    g.vector_items = cd::vector_items;
-    for (int d = 0; d < 3; ++d) g.vector_grid[d] = vg.grid[d];
-  }
+  if (vector) cd::set_vector_grid(g, b, space, cd::vector_phase(traits), limits(), true);
   return g;
 }
+
+// Both outputs of with_and_without_vectors, and whether the second launch took the vector runs.
+template <class T>
+struct Outputs {
+  std::vector<T> plain, vec;
+  bool vector_ran = false;
+};
 
 // Runs K over `space` on views of `ext` at element offset `off` into three fresh allocations
 // (values small integers: exact in float), with and without the vector runs; returns both outputs.
 template <class K, class T, std::size_t N>
-std::pair<std::vector<T>, std::vector<T>> with_and_without_vectors(const Threads& space, const index_t (&ext)[N],
-                                                                   index_t off) {
+Outputs<T> with_and_without_vectors(const Threads& space, const index_t (&ext)[N], index_t off) {
   index_t size = 1;
   for (std::size_t d = 0; d < N; ++d) size *= ext[d];
   const auto total = static_cast<std::size_t>(size + off);
@@ -235,17 +263,18 @@ std::pair<std::vector<T>, std::vector<T>> with_and_without_vectors(const Threads
   EXPECT_EQ(cudaMemcpy(a.p, ha.data(), total * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
   EXPECT_EQ(cudaMemcpy(b.p, hb.data(), total * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
   Stream s;
-  std::vector<T> r[2];
+  Outputs<T> r;
   for (int vector = 0; vector < 2; ++vector) {
     Device<T> out(total);
     const auto g = vector_geometry(K::traits, space, vector == 1);
-    EXPECT_EQ(ctrl::cuda_detail::launch<K>(ctrl::Variant::generic, s, g, space, K{}, ctrl::Out<T, N>(out.p + off, ext),
-                                           ctrl::In<T, N>(a.p + off, ext), ctrl::In<T, N>(b.p + off, ext)),
-              cudaSuccess);
+    const ctrl::Out<T, N> o(out.p + off, ext);
+    const ctrl::In<T, N> va(a.p + off, ext), vb(b.p + off, ext);
+    if (vector == 1) r.vector_ran = ctrl::cuda_detail::takes_vector_runs<K>(g, o, va, vb);
+    EXPECT_EQ(ctrl::cuda_detail::launch<K>(ctrl::Variant::generic, s, g, space, K{}, o, va, vb), cudaSuccess);
     EXPECT_EQ(cudaStreamSynchronize(s.stream()), cudaSuccess);
-    r[vector] = out.host(total);
+    (vector == 1 ? r.vec : r.plain) = out.host(total);
   }
-  return {r[0], r[1]};
+  return r;
 }
 
 TEST(CudaVectorRuns, TheStorageDecidesWhetherTheyRun) {
@@ -277,15 +306,17 @@ TEST(CudaVectorRuns, ResultsEqualTheScalarKernelsIn1D) {
   for (const index_t n : {index_t{3}, index_t{4096}, index_t{100003}, index_t{1000001}}) {
     for (const index_t off : {index_t{0}, index_t{1}, index_t{4}}) {  // aligned, not, aligned again
       const index_t ext[1] = {n + 5};                                 // a tile longer than the space
-      const auto [plain, vec] = with_and_without_vectors<Blend1<float>, float>(Threads(n), ext, off);
+      const auto [plain, vec, ran] = with_and_without_vectors<Blend1<float>, float>(Threads(n), ext, off);
       ASSERT_EQ(plain, vec) << "float n " << n << " offset " << off;
+      EXPECT_EQ(ran, off % 4 == 0) << "float n " << n << " offset " << off;
       for (index_t i = 0; i < n; ++i) {
         const auto k = static_cast<std::size_t>(i + off);
         const float a = static_cast<float>(k % 251), l = static_cast<float>((i > 0 ? k - 1 : k) % 251);
         ASSERT_EQ(vec[k], 2 * a + static_cast<float>(k % 13) + l + static_cast<float>(i % 1000)) << n << " " << i;
       }
-      const auto [dplain, dvec] = with_and_without_vectors<Blend1<double>, double>(Threads(n), ext, off);
+      const auto [dplain, dvec, dran] = with_and_without_vectors<Blend1<double>, double>(Threads(n), ext, off);
       ASSERT_EQ(dplain, dvec) << "double n " << n << " offset " << off;
+      EXPECT_EQ(dran, off % 2 == 0) << "double n " << n << " offset " << off;
     }
   }
 }
@@ -301,8 +332,9 @@ TEST(CudaVectorRuns, ResultsEqualTheScalarKernelsIn2D) {
                        Case{300, 512, 512, 4}, Case{300, 512, 512, 2}, Case{5, 3000, 3004, 8}, Case{2000, 12, 12, 0}}) {
     const index_t ext[2] = {c.rows + 1, c.tile_cols};
     const Threads space(c.rows, c.cols);
-    const auto [plain, vec] = with_and_without_vectors<Blend2<float>, float>(space, ext, c.off);
+    const auto [plain, vec, ran] = with_and_without_vectors<Blend2<float>, float>(space, ext, c.off);
     ASSERT_EQ(plain, vec) << "float " << c.rows << "x" << c.cols << " in rows of " << c.tile_cols << " at " << c.off;
+    EXPECT_EQ(ran, c.off % 4 == 0 && c.tile_cols % 4 == 0) << c.rows << "x" << c.cols << " at " << c.off;
     for (index_t i = 0; i < ext[0]; ++i)
       for (index_t j = 0; j < ext[1]; ++j) {
         const auto k = static_cast<std::size_t>(i * ext[1] + j + c.off);
@@ -311,9 +343,110 @@ TEST(CudaVectorRuns, ResultsEqualTheScalarKernelsIn2D) {
             i < c.rows && j < c.cols ? 2 * a + static_cast<float>(k % 13) + l + static_cast<float>(i % 7) : 0;
         ASSERT_EQ(vec[k], want) << c.rows << "x" << c.cols << " at " << i << "," << j;
       }
-    const auto [dplain, dvec] = with_and_without_vectors<Blend2<double>, double>(space, ext, c.off);
+    const auto [dplain, dvec, dran] = with_and_without_vectors<Blend2<double>, double>(space, ext, c.off);
     ASSERT_EQ(dplain, dvec) << "double " << c.rows << "x" << c.cols << " in rows of " << c.tile_cols;
+    EXPECT_EQ(dran, c.off % 2 == 0 && c.tile_cols % 2 == 0) << c.rows << "x" << c.cols << " at " << c.off;
   }
+}
+
+// Stencil2<T, R>'s value at tile element (i, j) of with_and_without_vectors's inputs (0 outside
+// the interior the space covers).
+template <class T, int R>
+T stencil_at(index_t i, index_t j, const index_t (&ext)[2], const Threads& space, index_t off) {
+  if (i < R || i >= space.x() + R || j < R || j >= space.y() + R) return 0;
+  auto a = [&](index_t r, index_t c) { return static_cast<T>(static_cast<std::size_t>(r * ext[1] + c + off) % 251); };
+  const auto k = static_cast<std::size_t>(i * ext[1] + j + off);
+  return a(i - 1, j) + a(i + 1, j) + 2 * a(i, j - 1) + 3 * a(i, j + 1) + static_cast<T>(k % 13) +
+         static_cast<T>((j - R) % 5);
+}
+
+// Stencil2<T, R> over the interior of a tile R cells wider on each side (and `extra` columns more):
+// with and without the runs, against stencil_at; whether the runs ran is what the storage allows.
+template <class T, int R>
+void check_interior_stencil(index_t rows, index_t cols, index_t extra, index_t off) {
+  const index_t ext[2] = {rows + 2 * R, cols + 2 * R + extra};
+  const Threads space(rows, cols);
+  const auto [plain, vec, ran] = with_and_without_vectors<Stencil2<T, R>, T>(space, ext, off);
+  const auto unit = static_cast<index_t>(16 / sizeof(T));
+  const std::string what = std::to_string(rows) + "x" + std::to_string(cols) + " in rows of " + std::to_string(ext[1]) +
+                           " at " + std::to_string(off) + ", inset " + std::to_string(R) +
+                           (sizeof(T) == 4 ? ", float" : ", double");
+  EXPECT_EQ(ran, off % unit == 0 && ext[1] % unit == 0) << what;
+  ASSERT_EQ(plain, vec) << what;
+  for (index_t i = 0; i < ext[0]; ++i)
+    for (index_t j = 0; j < ext[1]; ++j)
+      ASSERT_EQ(vec[static_cast<std::size_t>(i * ext[1] + j + off)], (stencil_at<T, R>(i, j, ext, space, off)))
+          << what << " at " << i << "," << j;
+}
+
+// Runs shifted by the stencil's inset (phase 1 for Jacobi's halo of 1, phase 2 for 2): rows of a
+// whole number of vectors or not, spaces narrower than one run, views at aligned and unaligned
+// offsets, tiles wider than the space's interior.
+TEST(CudaVectorRuns, StencilsOverTheInteriorEqualTheScalarKernels) {
+  CTRL_REQUIRE_GPU();
+  struct Case {
+    index_t rows, cols, extra, off;
+  };
+  for (const Case c :
+       {Case{67, 1022, 0, 0}, Case{67, 1021, 0, 0}, Case{5, 10, 0, 0}, Case{300, 510, 0, 4}, Case{300, 510, 0, 2},
+        Case{3, 4094, 0, 0}, Case{2000, 2, 0, 0}, Case{40, 1, 1, 0}, Case{33, 517, 3, 0}}) {
+    check_interior_stencil<float, 1>(c.rows, c.cols, c.extra, c.off);
+    check_interior_stencil<double, 1>(c.rows, c.cols, c.extra, c.off);
+  }
+  for (const Case c : {Case{67, 1020, 0, 0}, Case{9, 13, 3, 0}, Case{50, 1020, 0, 8}, Case{7, 1, 3, 0}})
+    check_interior_stencil<float, 2>(c.rows, c.cols, c.extra, c.off);
+}
+
+TEST(CudaVectorRuns, StencilsOverTheInteriorEqualTheScalarKernelsIn1D) {
+  CTRL_REQUIRE_GPU();
+  for (const index_t n : {index_t{1}, index_t{2}, index_t{4093}, index_t{100001}}) {
+    for (const index_t off : {index_t{0}, index_t{1}, index_t{4}}) {
+      const index_t ext[1] = {n + 2 + 3};
+      const auto [plain, vec, ran] = with_and_without_vectors<Stencil1<float, 1>, float>(Threads(n), ext, off);
+      EXPECT_EQ(ran, off % 4 == 0) << n << " at " << off;
+      ASSERT_EQ(plain, vec) << n << " at " << off;
+      for (index_t i = 0; i < ext[0]; ++i) {
+        const auto k = static_cast<std::size_t>(i + off);
+        const float want = i < 1 || i > n ? 0.0F
+                                          : static_cast<float>((k - 1) % 251) + 2 * static_cast<float>((k + 1) % 251) +
+                                                static_cast<float>(k % 13) + static_cast<float>((i - 1) % 5);
+        ASSERT_EQ(vec[k], want) << n << " at " << off << ": " << i;
+      }
+    }
+  }
+}
+
+// Jacobi's update itself (InOut, interior(1)) on a matrix with rows of whole vectors: the runs
+// take it, and the interior equals the mean of the four neighbours, the boundary unchanged.
+TEST(CudaVectorRuns, JacobisUpdateRunsVectorWide) {
+  CTRL_REQUIRE_GPU();
+  namespace cd = ctrl::cuda_detail;
+  const index_t rows = 131, cols = 1028, ext[2] = {rows, cols};
+  const auto total = static_cast<std::size_t>(rows * cols);
+  std::vector<float> hm(total), hc(total);
+  for (std::size_t k = 0; k < total; ++k) hm[k] = -1.0F, hc[k] = static_cast<float>(k % 97);
+  Device<float> m(total), c(total);
+  ASSERT_EQ(cudaMemcpy(m.p, hm.data(), total * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(c.p, hc.data(), total * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  const Threads space(rows - 2, cols - 2);
+  const auto g = vector_geometry(apps::JacobiUpdate::traits, space, true);
+  EXPECT_EQ(g.vector_phase, 1U);
+  const ctrl::InOut<float, 2> dst(m.p, ext);
+  const ctrl::In<float, 2> src(c.p, ext);
+  ASSERT_TRUE(cd::takes_vector_runs<apps::JacobiUpdate>(g, dst, src));
+  Stream s;
+  ASSERT_EQ(cd::launch<apps::JacobiUpdate>(ctrl::Variant::generic, s, g, space, apps::JacobiUpdate{}, dst, src),
+            cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(s.stream()), cudaSuccess);
+  const auto out = m.host(total);
+  for (index_t i = 0; i < rows; ++i)
+    for (index_t j = 0; j < cols; ++j) {
+      const auto k = static_cast<std::size_t>(i * cols + j);
+      const bool interior = i > 0 && i + 1 < rows && j > 0 && j + 1 < cols;
+      const float want =
+          interior ? (hc[k + cols] + hc[k - cols] + hc[k + 1] + hc[k - 1]) * 0.25F : -1.0F;  // the kernel's order
+      ASSERT_EQ(out[k], want) << i << "," << j;
+    }
 }
 
 // Through a controller: launches large enough to be coarsened by the table, ragged at the edges.

@@ -150,6 +150,54 @@ TEST(CudaGeometry, VectorRunsAreForStreamingBodiesOnLargeSpaces) {
   EXPECT_EQ(geometry_for(streaming, Threads(1024, 1024, 256)).vector_items, 0U) << "3-D spaces";
 }
 
+TEST(CudaGeometry, StencilsThatStateTheirInsetTakeShiftedRuns) {
+  const Traits stencil{coalescing::medium, arith::medium, sharing::medium};
+  const auto jacobi = geometry_for(stencil.interior(1), Threads(4094, 4094));
+  EXPECT_EQ(jacobi.vector_items, cuda_detail::vector_items) << "Jacobi's update at the benchmark's size";
+  EXPECT_EQ(jacobi.vector_phase, 1U);
+  EXPECT_EQ(jacobi.items, 1U) << "the table's coarsening where the storage does not allow the runs";
+  EXPECT_EQ(geometry_for(stencil, Threads(4094, 4094)).vector_items, 0U) << "a run could not be lined up";
+  EXPECT_EQ(geometry_for(Traits{coalescing::medium, arith::high, sharing::medium}.interior(1), Threads(8192, 8192))
+                .vector_items,
+            0U);
+  EXPECT_EQ(
+      geometry_for(Traits{coalescing::medium, arith::low, sharing::high}.interior(1), Threads(8192, 8192)).vector_items,
+      0U);
+  EXPECT_EQ(geometry_for(Traits{coalescing::scattered, arith::low, sharing::low}.interior(1), Threads(8192, 8192))
+                .vector_items,
+            0U);
+  EXPECT_EQ(
+      geometry_for(Traits{coalescing::full, arith::medium, sharing::low}.interior(1), Threads(1 << 28)).vector_items,
+      0U)
+      << "Black-Scholes stays as it is, inset or not";
+  EXPECT_EQ(geometry_for(stencil.interior(1), Threads(1000, 1000)).vector_items, 0U) << "too small a space";
+  // The phase: the inset modulo a run; streaming bodies may state one too.
+  const Traits streaming{coalescing::full, arith::low, sharing::low};
+  EXPECT_EQ(cuda_detail::vector_phase(streaming), 0U);
+  EXPECT_EQ(cuda_detail::vector_phase(streaming.interior(0)), 0U);
+  EXPECT_EQ(cuda_detail::vector_phase(streaming.interior(2)), 2U);
+  EXPECT_EQ(cuda_detail::vector_phase(stencil.interior(5)), 1U);
+  EXPECT_EQ(geometry_for(streaming.interior(3), Threads(1 << 28)).vector_phase, 3U);
+  EXPECT_EQ(geometry_for(streaming, Threads(16384, 16384)).vector_phase, 0U);
+}
+
+TEST(CudaGeometry, ShiftedRunsCoverTheWidenedRows) {
+  const Traits stencil{coalescing::medium, arith::medium, sharing::medium};
+  for (const std::int64_t cols : {1024, 1023, 1025, 4094, 4096}) {
+    for (const int inset : {1, 2, 3, 4}) {
+      const auto g = geometry_for(stencil.interior(inset), Threads(8192, cols));
+      ASSERT_EQ(g.vector_items, cuda_detail::vector_items) << cols;
+      const std::int64_t run = std::int64_t{g.block[0]} * cuda_detail::vector_items;  // a block's columns
+      const std::int64_t covered = std::int64_t{g.vector_grid[0]} * run;
+      EXPECT_GE(covered, cols + g.vector_phase) << cols << " columns, inset " << inset;
+      EXPECT_LT(covered, cols + g.vector_phase + run) << cols << " columns, inset " << inset;
+    }
+  }
+  const auto line = geometry_for(Traits{coalescing::full, arith::low, sharing::low}.interior(1), Threads(1 << 28));
+  EXPECT_EQ(line.vector_phase, 1U);
+  EXPECT_GE(line.vector_grid[0], 1U) << "1-D runs stride over the space";
+}
+
 TEST(CudaGeometry, CoarsenedAndGridStrideGridsCoverTheSpace) {
   const cuda_detail::DeviceLimits lim;
   for (unsigned items : {1U, 2U, 4U, 8U}) {

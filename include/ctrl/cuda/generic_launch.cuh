@@ -15,8 +15,8 @@
 // because tiles attached to a controller never overlap and internal tiles are allocations of
 // their own; a launch whose tiles do overlap (one tile passed twice) runs the plain kernels.
 //
-// Vector runs (below): for streaming bodies on aligned storage, a CUDA thread runs consecutive
-// logical threads instead, so that the compiler merges their accesses into 16-byte ones.
+// Vector runs (below): for streaming bodies and stencils on aligned storage, a CUDA thread runs
+// consecutive logical threads instead, so that the compiler merges their accesses into 16-byte ones.
 //
 // Native bodies (K::cuda) get a ctrl::CudaThread and are not clipped (they may __syncthreads).
 // Every launch goes through cudaLaunchKernel and returns its status.
@@ -217,6 +217,14 @@ __global__ void coarse_2d(const K k, const LaunchSpace s, const unsigned prefetc
 // cannot prove aligned (a neighbour's element, a shifted index) stay scalar loads of the same
 // lines: correct, only not merged. The last run of a row or of a 1-D space may be ragged: it runs
 // element by element with bounds checks.
+//
+// Phase P (the kernel's Traits::interior, geometry.hpp's vector_phase): a stencil launched over
+// the interior of its tiles works on the element at its index + P, so the runs start P logical
+// threads before each multiple of V (thread t's run at t*V - P); its own elements then begin on a
+// multiple of V, and the first run of each row (or of a 1-D space) is ragged at its start. P is a
+// template parameter, so that the compiler sees the run's element index as t*V + i. A phase that
+// does not match what a body accesses only loses the merging: every logical thread still runs
+// once, and the only facts given to the compiler (aligned16, the rows' unit) are the storage's.
 
 // The elements a tile's rows must be a multiple of for every row to start 16-byte aligned: 16 bytes'
 // worth, at most V; 1 where its elements are 16 bytes or more, or of a size that is no power of two
@@ -286,36 +294,41 @@ __device__ CTRL_FORCEINLINE void vector_run(const K& k, index_t row, index_t x0,
   for (unsigned i = 0; i < V; ++i) k(D == 1 ? Thread{x0 + i, 0, 0} : Thread{row, x0 + i, 0}, rebind_vector(p, q)...);
 }
 
-// The same element by element, those at or past `end` left out: the last, ragged run of the space
-// (1-D) or of each row (2-D). Called from a loop of its own, for the reason coarse_1d gives.
+// The same element by element, those before 0 or at or past `end` left out: the first run of a
+// shifted phase and the last, ragged run, of the space (1-D) or of each row (2-D). Called from a
+// loop of its own, for the reason coarse_1d gives.
 template <unsigned V, std::size_t D, class K, class... P>
 __device__ CTRL_FORCEINLINE void vector_ragged(const K& k, index_t row, index_t x0, index_t end, const P&... p,
                                                kernel_ptr_t<P>... q) {
   for (unsigned i = 0; i < V; ++i)
-    if (x0 + i < end) k(D == 1 ? Thread{x0 + i, 0, 0} : Thread{row, x0 + i, 0}, rebind_vector(p, q)...);
+    if (x0 + i >= 0 && x0 + i < end) k(D == 1 ? Thread{x0 + i, 0, 0} : Thread{row, x0 + i, 0}, rebind_vector(p, q)...);
 }
 
-// A run's first index is written as a product with V: the equal sum of products, followed by a
-// bounds test, lost the merged accesses (nvcc 13, checked in the PTX).
-template <unsigned V, class K, class... P>
+// A run's first index is written as a product with V (less the phase): the equal sum of products,
+// followed by a bounds test, lost the merged accesses (nvcc 13, checked in the PTX).
+template <unsigned V, unsigned Phase, class K, class... P>
 __global__ void vector_1d(const K k, const index_t n, P... p, kernel_ptr_t<P>... q) {
   const index_t step = static_cast<index_t>(gridDim.x) * blockDim.x * V;
-  index_t x0 = (static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x) * V;
+  index_t x0 = (static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x) * V - Phase;
+  if (Phase != 0 && x0 < 0) {  // the first thread's run begins before the space
+    vector_ragged<V, 1, K, P...>(k, 0, x0, n, p..., q...);
+    x0 += step;
+  }
   for (; x0 + V <= n; x0 += step) vector_run<V, 1, K, P...>(k, 0, x0, p..., aligned16(q)...);
   if (x0 < n) vector_ragged<V, 1, K, P...>(k, 0, x0, n, p..., q...);
 }
 
-template <unsigned V, class K, class... P>
+template <unsigned V, unsigned Phase, class K, class... P>
 __global__ void vector_2d(const K k, const LaunchSpace s, P... p, kernel_ptr_t<P>... q) {
-  const index_t y0 = (static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x) * V;
+  const index_t y0 = (static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x) * V - Phase;
   if (y0 >= s.ext[1]) return;
-  if (y0 + V <= s.ext[1]) {
+  if ((Phase == 0 || y0 >= 0) && y0 + V <= s.ext[1]) {
     for (index_t by = blockIdx.y; by < s.blocks_y; by += gridDim.y) {
       const index_t x = by * blockDim.y + threadIdx.y;
       if (x >= s.ext[0]) return;
       vector_run<V, 2, K, P...>(k, x, y0, p..., aligned16(q)...);
     }
-  } else {
+  } else {  // the run at the start (a shifted phase) or at the end of the rows
     for (index_t by = blockIdx.y; by < s.blocks_y; by += gridDim.y) {
       const index_t x = by * blockDim.y + threadIdx.y;
       if (x >= s.ext[0]) return;
@@ -397,11 +410,12 @@ cudaError_t launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, cuda
 
 // Whether a generic launch of K with geometry g runs the vector kernels, given tiles that do not
 // overlap in a 1-D or 2-D space (what launch checks first): the characterization allows them, a
-// tile's accesses could merge, the geometry has their grid, and the storage is aligned.
+// tile's accesses could merge, the geometry has their grid for K's phase, and the storage is aligned.
 template <class K, class... P>
 bool takes_vector_runs(const detail::CudaGeometry& g, const P&... p) {
   if constexpr (vector_traits(detail::traits_of<K>()) && any_vector_tile<P...>()) {
-    return g.vector_items == vector_items && vector_ready(p...);
+    return g.vector_items == vector_items && g.vector_phase == vector_phase(detail::traits_of<K>()) &&
+           vector_ready(p...);
   } else {
     (void)g, ((void)p, ...);
     return false;
@@ -412,13 +426,14 @@ bool takes_vector_runs(const detail::CudaGeometry& g, const P&... p) {
 template <class K, class... P>
 cudaError_t launch_vector(dim3 block, cudaStream_t stream, const Threads& space, const detail::CudaGeometry& g,
                           const K& kernel, const P&... p) {
+  constexpr unsigned phase = vector_phase(detail::traits_of<K>());
   const dim3 grid(g.vector_grid[0], g.vector_grid[1], g.vector_grid[2]);
   if (space.dims() == 1) {
     const index_t n = space.x();
-    return launch_kernel(&vector_1d<vector_items, K, P...>, grid, block, stream, kernel, n, p..., data_of(p)...);
+    return launch_kernel(&vector_1d<vector_items, phase, K, P...>, grid, block, stream, kernel, n, p..., data_of(p)...);
   }
-  return launch_kernel(&vector_2d<vector_items, K, P...>, grid, block, stream, kernel, make_space(space, g), p...,
-                       data_of(p)...);
+  return launch_kernel(&vector_2d<vector_items, phase, K, P...>, grid, block, stream, kernel, make_space(space, g),
+                       p..., data_of(p)...);
 }
 
 template <unsigned N, class K, class... P>

@@ -134,19 +134,33 @@ constexpr Coarsening hopper_coarsening(coalescing c, arith a, sharing s) {
 
 // Vector-wide runs (generic_launch.cuh): a thread runs vector_items = 4 consecutive logical
 // threads, which the compiler turns into 16-byte loads and stores where the storage is aligned
-// (checked at the launch). Only for the bodies whose accesses are at their own index and do
-// nothing else worth overlapping: coalescing full, arithmetic low, sharing low (matadd, Jacobi's
-// copy). Where the storage does not allow it, the launch runs the table's coarsening instead.
-// Black-Scholes (arithmetic medium) keeps its one item: the math library's branches keep the
-// compiler from merging the loads of consecutive items, and more items cost it bandwidth (above).
+// (checked at the launch). For the bodies whose accesses are at their own index and do nothing
+// else worth overlapping: coalescing full, arithmetic low, sharing low (matadd, Jacobi's copy).
+// And for stencils (coalescing medium, arithmetic and sharing not high) that state where their own
+// element lies (Traits::interior, Jacobi's update): their accesses at their own element's row and
+// column merge like a streaming body's once the runs line up with it (vector_phase), and their
+// neighbours' loads (x-1, x+1) stay scalar loads of the lines the run reads anyway; without the
+// statement a run could not be lined up, and unmerged runs cost a stencil more than they give.
+// Where the storage does not allow them, the launch runs the table's coarsening instead.
+// Black-Scholes (arithmetic medium, coalescing full) keeps its one item: the math library's
+// branches keep the compiler from merging the loads of consecutive items, and more items cost it
+// bandwidth (above).
 inline constexpr unsigned vector_items = 4;
-constexpr bool hopper_vector(coalescing c, arith a, sharing s) {
+constexpr bool hopper_vector(coalescing c, arith a, sharing s, int inset = -1) {
   if (c == coalescing::deflt) c = coalescing::full;
   if (a == arith::deflt) a = arith::medium;
   if (s == sharing::deflt) s = sharing::low;
-  return c == coalescing::full && a == arith::low && s == sharing::low;
+  if (c == coalescing::full) return a == arith::low && s == sharing::low;
+  return c == coalescing::medium && inset >= 0 && a != arith::high && s != sharing::high;
 }
-constexpr bool vector_traits(const Traits& t) { return !t.block.fixed() && hopper_vector(t.coal, t.ops, t.share); }
+constexpr bool vector_traits(const Traits& t) {
+  return !t.block.fixed() && hopper_vector(t.coal, t.ops, t.share, t.inset);
+}
+// How many logical threads before each multiple of vector_items a run starts: the inset, so that a
+// run's own elements (index + inset) start on a multiple of vector_items, hence on 16 bytes.
+constexpr unsigned vector_phase(const Traits& t) {
+  return t.inset > 0 ? static_cast<unsigned>(t.inset) % vector_items : 0U;
+}
 
 constexpr unsigned blocks_for(index_t n, unsigned per_block) {
   const index_t b = (n + per_block - 1) / per_block;
@@ -223,6 +237,18 @@ constexpr HwShape fitted_block(HwShape b, const Threads& space) {
   return b;
 }
 
+// Gives g the vector runs (vector_items per thread, runs `phase` logical threads before each
+// multiple of vector_items) and their grid over the space: along the last index, `phase` more
+// logical threads, the first thread's run beginning before the space.
+constexpr void set_vector_grid(detail::CudaGeometry& g, const HwShape& b, const Threads& space, unsigned phase,
+                               const DeviceLimits& lim, bool grid_stride) {
+  const Threads wide = space.dims() == 1 ? Threads(space.x() + phase) : Threads(space.x(), space.y() + phase);
+  const detail::CudaGeometry vg = geometry_for(b, wide, lim, Coarsening{vector_items, grid_stride, Prefetch::none});
+  g.vector_items = vector_items;
+  g.vector_phase = phase;
+  for (int d = 0; d < 3; ++d) g.vector_grid[d] = vg.grid[d];
+}
+
 // The table's geometry for a kernel: its block, and its coarsening unless `coarsen` is false
 // (native variants see the hardware: one logical thread per CUDA thread) or the shape is fixed.
 constexpr detail::CudaGeometry geometry_for(const Traits& t, const Threads& space, const DeviceLimits& lim = {},
@@ -234,11 +260,7 @@ constexpr detail::CudaGeometry geometry_for(const Traits& t, const Threads& spac
   detail::CudaGeometry g = geometry_for(b, space, lim, co);
   if (coarsen && vector_traits(t)) {  // the vector runs' grid, used where the tiles allow them
     const Coarsening vco = fitted_coarsening(Coarsening{vector_items, co.grid_stride, Prefetch::none}, b, space, lim);
-    if (vco.items == vector_items) {
-      const detail::CudaGeometry vg = geometry_for(b, space, lim, vco);
-      g.vector_items = vector_items;
-      for (int d = 0; d < 3; ++d) g.vector_grid[d] = vg.grid[d];
-    }
+    if (vco.items == vector_items) set_vector_grid(g, b, space, vector_phase(t), lim, co.grid_stride);
   }
   return g;
 }

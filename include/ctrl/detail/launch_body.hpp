@@ -32,6 +32,8 @@ enum class Family : unsigned char { cpu, cuda };
 // vector_items > 0: where the tiles' storage allows it (aligned, rows a whole number of 16-byte
 // vectors), each CUDA thread instead runs vector_items logical threads in runs of consecutive
 // ones, on vector_grid (include/ctrl/cuda/geometry.hpp); otherwise the launch runs as above.
+// vector_phase: the runs start vector_phase elements before each multiple of vector_items (the
+// kernel's inset), and vector_grid covers the space widened by as many.
 struct CudaGeometry {
   unsigned grid[3] = {1, 1, 1};
   unsigned block[3] = {1, 1, 1};
@@ -39,6 +41,7 @@ struct CudaGeometry {
   unsigned prefetch = 0;
   unsigned vector_items = 0;
   unsigned vector_grid[3] = {1, 1, 1};
+  unsigned vector_phase = 0;
 };
 
 class LaunchBody {
