@@ -30,6 +30,10 @@ struct FrontReport {
   std::vector<std::string> unmetered;             // processors whose energy was not measured (count 0 J)
   bool time_only = false;                            // --time-only: the front is the time-optimal point
   std::vector<energy::Provenance> provenance;        // per processor (a `ctrl profile` file); empty: unknown
+  // Held power per processor (ctrl/loop/held.hpp), W, in every energy shown; empty: none
+  // modelled. held_unknown: processors with energy whose held power the profile lacks.
+  std::vector<double> held_power;
+  std::vector<std::string> held_unknown;
 
   const partition::Solution& time_optimal() const { return front.front(); }
   const partition::Solution& energy_optimal() const { return front.back(); }
@@ -51,7 +55,8 @@ void write_csv(std::ostream& out, const FrontReport& report);
 // distribution and the load-balanced one, no energy.
 void write_time_only(std::ostream& out, const FrontReport& report, const std::string& format);
 
-// "energies: cpu:0-7 estimated, cuda:0 measured" for a report whose provenance is known; "" otherwise.
+// "energies: cpu:0-7 estimated, cuda:0 measured" for a report whose provenance is known, and a
+// line of the held powers in its energies; "" otherwise.
 std::string provenance_line(const FrontReport& report);
 // A distribution's parts separated by spaces, "3 0 5", as every table shows one.
 std::string parts_text(const partition::Distribution& x);
