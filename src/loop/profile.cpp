@@ -207,6 +207,9 @@ ProfileOutcome run_profile(const Workload& app, const ProfileRequest& req, Platf
     team.run(*problem, blocks_of(todo.front()), 1);
     for (const auto& line : team.measure_base_power(req.idle_seconds)) obs.note(line);
   }
+  // Held power before the first size (what its rounds' alignment margins are taken at); each size
+  // measures it again after its rounds.
+  if (!todo.empty() && req.idle_seconds > 0) (void)settle_held_power(team, *problem, blocks_of(todo.front()));
   for (std::size_t i = 0; i < team.size(); ++i) {
     const auto& info = team.info(i);
     if (info.has_energy() && !info.base_power_w) {

@@ -11,7 +11,7 @@ namespace ctrl::loop {
 namespace {
 
 // Base powers: given, else the ones the profile was measured with, else measured now, idle, right
-// after one execution (as `ctrl profile` does).
+// after one execution (as `ctrl profile` does); held powers likewise from the profile, else now.
 void settle_base_powers(const RunRequest& req, Platform& team, Problem& problem, const std::vector<Block>& blocks,
                         RunOutcome& out) {
   for (std::size_t i = 0; i < team.size(); ++i) {
@@ -29,6 +29,10 @@ void settle_base_powers(const RunRequest& req, Platform& team, Problem& problem,
     team.run(problem, blocks, 1);
     for (auto& line : team.measure_base_power(req.idle_seconds)) out.notes.push_back(std::move(line));
   }
+  // Held power, where the profile has none (a split by hand, an earlier profile): the counter's
+  // alignment margins are taken at it (Team::round).
+  if (req.idle_seconds > 0)
+    for (auto& line : settle_held_power(team, problem, blocks)) out.notes.push_back(std::move(line));
 }
 
 }  // namespace

@@ -387,14 +387,14 @@ RoundResult Team::round(Problem& problem, const std::vector<Block>& blocks, int 
   }
   r.wall_s = seconds_between(released, last) / r.batch;
 
-  round_energies(blocks, batch, start, end, last, e0, e1, r);
+  round_energies(blocks, batch, {start, end, released, last}, e0, e1, r);
   return r;
 }
 
-void Team::round_energies(const std::vector<Block>& blocks, int batch, const std::vector<Clock::time_point>& start,
-                          const std::vector<Clock::time_point>& end, Clock::time_point last,
+void Team::round_energies(const std::vector<Block>& blocks, int batch, const RoundTimes& times,
                           const std::vector<detail::MeterReading>& e0, std::vector<detail::MeterReading>& e1,
                           RoundResult& r) {
+  const auto& [start, end, released, last] = times;
   const std::size_t n = members_.size();
   r.held_j.assign(n, std::nullopt);
   for (std::size_t i = 0; i < n; ++i) {
@@ -418,7 +418,8 @@ void Team::round_energies(const std::vector<Block>& blocks, int batch, const std
     // An execution: the device's energy until the last processor is done, its held tail with it.
     const Reading e = e1[i].t >= last ? e1[i] : read_aligned(*members_[i]->meter, clock());
     r.window_s = std::max(r.window_s, seconds_between(e0[i].t, e.t));
-    const double whole = dynamic_over(e0[i], e, base, held, seconds_between(start[i], last));
+    // From the common release: a device whose driver started late idled, held, in between.
+    const double whole = dynamic_over(e0[i], e, base, held, seconds_between(released, last));
     r.dynamic_j[i] = whole / r.batch;
     r.held_j[i] = (whole - own) / r.batch;
   }

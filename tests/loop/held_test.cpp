@@ -355,12 +355,16 @@ TEST_F(HeldFiles, EveryPointOfTheFrontAddsUpWithTheHeldTail) {
       ASSERT_TRUE(p.energy && p.predicted.energy) << where << " " << p.name;
       EXPECT_NEAR(p.energy->mean, *p.predicted.energy, 0.02 * *p.predicted.energy + 0.01) << where << " " << p.name;
     }
-    // Where the GPU finishes first, the held tail is measured and predicted.
+    // Where the GPU finishes first, its held tail is measured (20 W over the rest of the
+    // execution) and predicted (the profile's held power over the predicted rest). The fake GPU's
+    // own time is its driver's scheduling, not a property of the device: how the two split one
+    // energy differs between profile and run, their sum does not (checked above).
     if (plan.rows[0] > 0 && plan.rows[1] > 0) {
       ++gpu_waited;
       const auto& g = out.processors[1];
       ASSERT_TRUE(g.held && g.predicted.held) << where;
-      EXPECT_NEAR(g.held->mean, *g.predicted.held, 0.02 * *g.predicted.held + 0.005) << where;
+      EXPECT_NEAR(g.held->mean, 20.0 * (out.measured.wall.mean - g.time.mean), 1e-3) << where;
+      EXPECT_NEAR(*g.predicted.held, *held[1] * (*t.time_predicted - *g.predicted.time), 1e-9) << where;
       EXPECT_GT(*g.predicted.held, 0.05) << where;
     }
   }

@@ -85,6 +85,11 @@ class Platform {
   virtual void share(std::string& /*text*/) {}
 };
 
+// Held power for every metered device with a base power and none yet: one fill round of `blocks`
+// (every device busy, as in a profile's rounds), then an idle window of one round
+// (Platform::measure_held_power). A line per device measured, for the user.
+std::vector<std::string> settle_held_power(Platform& platform, Problem& problem, const std::vector<Block>& blocks);
+
 // The end of the last of these blocks: the rows an instance needs for them.
 index_t rows_spanned(const std::vector<Block>& blocks);
 // Writes rows x cols elements of `dtype` as one .npy file, atomically.

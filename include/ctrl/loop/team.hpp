@@ -146,8 +146,12 @@ class Team final : public Platform {
   RoundResult round(Problem& problem, const std::vector<Block>& blocks, int batch, double seconds);
   // Each metered processor's energies of a round, from its readings at the start (e0) and at its
   // own end (e1; read here for a processor without rows).
-  void round_energies(const std::vector<Block>& blocks, int batch, const std::vector<energy::Clock::time_point>& start,
-                      const std::vector<energy::Clock::time_point>& end, energy::Clock::time_point last,
+  struct RoundTimes {
+    const std::vector<energy::Clock::time_point>& start;  // each driver's own start and end
+    const std::vector<energy::Clock::time_point>& end;
+    energy::Clock::time_point released, last;  // the common release, the last completion
+  };
+  void round_energies(const std::vector<Block>& blocks, int batch, const RoundTimes& times,
                       const std::vector<detail::MeterReading>& e0, std::vector<detail::MeterReading>& e1,
                       RoundResult& r);
   void attach_meters();  // each processor's meter, measured or estimated, or why it has none
