@@ -110,9 +110,10 @@ void add_held_tails(std::vector<Prediction>& out, const std::vector<index_t>& ro
     t = std::max(t, *out[i].time);
   }
   for (std::size_t i = 0; i < out.size(); ++i) {
-    if (rows[i] == 0 || !out[i].energy || !(held[i] > 0)) continue;
-    *out[i].energy = std::max(*out[i].energy, held[i] * *out[i].time);
-    out[i].held = held[i] * (t - *out[i].time);
+    if (rows[i] == 0 || !out[i].energy) continue;
+    const double h = std::max(0.0, held[i]);  // 0 W: known to hold nothing, or not known (the profile says which)
+    *out[i].energy = std::max(*out[i].energy, h * *out[i].time);
+    out[i].held = h * (t - *out[i].time);
     *out[i].energy += *out[i].held;
   }
 }

@@ -105,7 +105,7 @@ TEST(HeldModel, ADeviceHoldsUntilTheSlowestFinishesAndNothingWithoutWork) {
   // Per processor, as `ctrl run` shows it.
   const auto pred = predict(profile, {"a", "b"}, {2, 1}, held);
   EXPECT_DOUBLE_EQ(*pred[0].energy, 2.0);
-  EXPECT_FALSE(pred[0].held);
+  EXPECT_DOUBLE_EQ(*pred[0].held, 0.0);
   EXPECT_DOUBLE_EQ(*pred[1].held, 3.0);
   EXPECT_DOUBLE_EQ(*pred[1].energy, 6.0);
   // A point measured below its held power's (noise) counts as the held power's.

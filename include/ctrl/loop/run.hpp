@@ -27,8 +27,9 @@ namespace ctrl::loop {
 // What a profile says of one processor at its rows (nullopt where it has no such size).
 struct Prediction {
   std::optional<double> time, energy;  // s and J (dynamic, its held tail included) per run
-  // The part of `energy` after its block: held power x (the distribution's time - its own), J;
-  // nullopt without held power or without a time for every processor with rows.
+  // The part of `energy` after its block: held power x (the distribution's time - its own), J
+  // (0 for a processor that holds nothing); nullopt without rows, energy, or a time for every
+  // processor with rows.
   std::optional<double> held;
 };
 
