@@ -89,9 +89,10 @@ partition::Front held_front(const partition::Profile& profile, const HeldPower& 
   std::vector<std::size_t> holding, others;
   for (std::size_t i = 0; i < profile.size(); ++i) (held_of(held, i) > 0 ? holding : others).push_back(i);
   if (holding.size() > max_held)
-    throw UsageError(fmt::format("{} processors hold power after their blocks: at most {} are modelled (one front "
-                                 "per subset of them)",
-                                 holding.size(), max_held));
+    throw UsageError(
+        fmt::format("{} processors hold power after their blocks: at most {} are modelled (one front "
+                    "per subset of them)",
+                    holding.size(), max_held));
   const double base = model.kind == partition::EnergyKind::total ? model.base_power : 0.0;
   std::vector<partition::Solution> candidates;
   for (std::size_t mask = 0; mask < (std::size_t{1} << holding.size()); ++mask) {

@@ -36,7 +36,8 @@ partition::Profile random_profile(std::mt19937& rng, std::size_t p, partition::S
   partition::Profile profile;
   for (std::size_t i = 0; i < p; ++i) {
     std::vector<partition::ProfilePoint> pts;
-    for (partition::Size s = 1; s <= sizes; ++s) pts.push_back({s, u(rng) * static_cast<double>(s), u(rng) * static_cast<double>(s)});
+    for (partition::Size s = 1; s <= sizes; ++s)
+      pts.push_back({s, u(rng) * static_cast<double>(s), u(rng) * static_cast<double>(s)});
     profile.add(partition::ProcessorProfile("p" + std::to_string(i), std::move(pts)));
   }
   return profile;
@@ -76,8 +77,10 @@ TEST(HeldModel, TheFrontIsExactAgainstEveryDistribution) {
     HeldPower held;
     for (std::size_t i = 0; i < p; ++i) held.watts.push_back(trial % 4 == 0 && i == 0 ? 0.0 : w(rng));
     const partition::Size n = 3 + trial % 6;
-    for (const partition::EnergyModel model : {partition::EnergyModel{}, partition::EnergyModel{partition::EnergyKind::total, 1.5}}) {
-      const std::string what = "trial " + std::to_string(trial) + (model.kind == partition::EnergyKind::total ? " total" : "");
+    for (const partition::EnergyModel model :
+         {partition::EnergyModel{}, partition::EnergyModel{partition::EnergyKind::total, 1.5}}) {
+      const std::string what =
+          "trial " + std::to_string(trial) + (model.kind == partition::EnergyKind::total ? " total" : "");
       expect_same_front(held_front(profile, held, n, model), enumerated(profile, held, n, model), what);
     }
   }
@@ -109,8 +112,8 @@ TEST(HeldModel, ADeviceHoldsUntilTheSlowestFinishesAndNothingWithoutWork) {
   EXPECT_DOUBLE_EQ(*pred[1].held, 3.0);
   EXPECT_DOUBLE_EQ(*pred[1].energy, 6.0);
   // A point measured below its held power's (noise) counts as the held power's.
-  const partition::Profile low({partition::ProcessorProfile("a", {{1, 1.0, 1.0}}),
-                                partition::ProcessorProfile("b", {{1, 0.5, 0.1}})});
+  const partition::Profile low(
+      {partition::ProcessorProfile("a", {{1, 1.0, 1.0}}), partition::ProcessorProfile("b", {{1, 0.5, 0.1}})});
   EXPECT_DOUBLE_EQ(evaluate_held(low, held, {1, 1}, 2)->dynamic_energy, 1.0 + 1.0 + 1.0);
 }
 
@@ -146,8 +149,10 @@ ProfileRow held_row(const std::string& processor, index_t size, std::optional<do
 TEST_F(HeldFiles, TheColumnIsWrittenReadBackAndAveragedPerProcessor) {
   EXPECT_NE(profile_header().find(",cols,held_power"), std::string::npos);
   std::string text = profile_header() + "\n";
-  text += format_profile_row(held_row("cpu:0", 1, 0.25)) + "\n" + format_profile_row(held_row("cuda:0", 1, 40.0)) + "\n";
-  text += format_profile_row(held_row("cpu:0", 2, -0.25)) + "\n" + format_profile_row(held_row("cuda:0", 2, 50.0)) + "\n";
+  text +=
+      format_profile_row(held_row("cpu:0", 1, 0.25)) + "\n" + format_profile_row(held_row("cuda:0", 1, 40.0)) + "\n";
+  text +=
+      format_profile_row(held_row("cpu:0", 2, -0.25)) + "\n" + format_profile_row(held_row("cuda:0", 2, 50.0)) + "\n";
   const ProfileFile pf = parse_profile_file(text, "p.csv");
   EXPECT_FALSE(pf.earlier_format);
   EXPECT_EQ(pf.rows[1].held_power, 40.0);

@@ -34,7 +34,8 @@ PointErrors errors_of(const RunReport& r) {
 
 // The point (index) with the largest |error| among `which`, by `pick`; nullopt when none has one.
 template <class Pick>
-std::optional<std::size_t> worst(const std::vector<RunReport>& reports, const std::vector<std::size_t>& which, Pick pick) {
+std::optional<std::size_t> worst(const std::vector<RunReport>& reports, const std::vector<std::size_t>& which,
+                                 Pick pick) {
   std::optional<std::size_t> w;
   for (const std::size_t k : which) {
     const auto e = pick(errors_of(reports[k]));
@@ -85,12 +86,11 @@ void write_front_runs_table(std::ostream& out, const std::vector<RunReport>& rep
     const RunReport& r = reports[k];
     const auto e = errors_of(r);
     const std::string who = loop::deciding_processor(r.plan);
-    out << fmt::format(row, k + 1, parts_text(r.plan.rows), who.empty() ? "—" : who,
-                       format_seconds(r.outcome.measured.wall.mean),
-                       r.totals.time_predicted ? format_seconds(*r.totals.time_predicted) : "—", format_percent(e.time),
-                       r.totals.energy_measured ? format_joules(*r.totals.energy_measured) : "—",
-                       r.totals.energy_predicted ? format_joules(*r.totals.energy_predicted) : "—",
-                       format_percent(e.energy));
+    out << fmt::format(
+        row, k + 1, parts_text(r.plan.rows), who.empty() ? "—" : who, format_seconds(r.outcome.measured.wall.mean),
+        r.totals.time_predicted ? format_seconds(*r.totals.time_predicted) : "—", format_percent(e.time),
+        r.totals.energy_measured ? format_joules(*r.totals.energy_measured) : "—",
+        r.totals.energy_predicted ? format_joules(*r.totals.energy_predicted) : "—", format_percent(e.energy));
   }
   out << "worst: " << worst_text(reports, all_points(reports.size())) << '\n';
   for (const auto& [who, points] : by_decider(reports))
