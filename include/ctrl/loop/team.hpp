@@ -14,11 +14,15 @@
 //      Team::fill repeats it until a common deadline, so that every processor is busy for the
 //      whole round (the profiler's mode: the contention of processors working together, and
 //      enough runs of a fast device to resolve its energy);
-//   3. each driver reads its own device's meter as soon as its runs are done: the energy window
-//      of processor i is its own [start, end_i], not the slowest processor's.
+//   3. each driver reads its own device's meter as soon as its runs are done: its own window
+//      [start, end_i]. In an execution (Team::run) every meter is read again once the last
+//      processor is done: a device's energy is that of the whole execution, its held tail after
+//      its own block included (RoundResult::held_j; docs/energy.md, "Held power").
 // Per run: time_i = (end_i - start_i) / runs_i, and dynamic energy_i = (E_i(window_i) - P_base,i x
-// window_i) / runs_i, where P_base,i is the device's base power (measured idle, or given). A
-// processor without rows is measured over the whole round, per execution.
+// window_i - h_i x margin_i) / runs_i, where P_base,i is the device's base power (measured idle, or
+// given), h_i its held power (0 until known) and margin_i the part of the window in which it did
+// not run (the counter's alignment). A processor without rows is measured over the whole round,
+// per execution.
 //
 // Energy is attributed to a processor only when its meter covers its device alone: a CPU group
 // whose RAPL package also holds another processor of the team has "no sensor of its own", and is
