@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# Issue #14 on the H200 machine in ONE device call: the CPU's energy estimated where no RAPL exists,
-# and NVML's energy counter checked against its integrated power readings (docs/energy.md).
+# Issue #14 on the H200 machine in ONE device call (at most BUDGET_S, default 540 s, the build
+# included): the CPU's energy estimated where no RAPL exists, NVML's energy counter checked against
+# its integrated power readings, and energy that adds up (docs/energy.md, "Held power").
 #   build (cuda preset, ctrl_tool) -> ctrl devices, with and without --cpu-power
 #   -> ctrl power --check, idle, then while a dgemm keeps cuda:0 busy (the informative case)
-#   -> profile dgemm on {cpu:0-14, cuda:0} with the CPU estimated -> fronts (dynamic, total)
-#   -> the same profile's CPU column made absent: ctrl pareto refuses (exit 2), --time-only answers
-#   -> ctrl run of the least-energy point, measured beside predicted.
+#   -> for dgemm and fft2d on {cpu:0-14, cuda:0} with the CPU estimated: a profile (with each
+#      device's held power) -> fronts (dynamic, total) -> `ctrl run --pick all`: every point of the
+#      front run and measured beside predicted, the worst point named
+#   -> dgemm's profile with its CPU column made absent: ctrl pareto refuses (exit 2), --time-only answers.
+# Each step's time limit is what is left of the budget less what the later steps need; a profile
+# stopped by it keeps its sizes, a `run --pick all` stopped by it reports the points it measured.
 #
 #   bench/lab/h200-energy.sh                      from the repository root, on the H200 machine
-#   CPU_POWER=3.125 SIZES=2048:16384:2048 ...     the rating (W per busy core) and the profile's sizes
+#   CPU_POWER=3.125 DGEMM_SIZES=2048:16384:2048 FFT_SIZES=1024:8192:1024 ...
+#                                                 the rating (W per busy core) and the profiles' sizes
 #   CTRL_DRY=1 bench/lab/h200-energy.sh           here, CPU only ({cpu:0, offload:1}, build/dev)
 #
 # CPU_POWER defaults to 3.125 W: the rating of a Xeon Platinum 8480+ (350 W / 112 threads, Intel
@@ -16,7 +21,8 @@
 # this is an assumption, said so in the summary: give the host's own rating if known.
 #
 # Writes to $OUT (default ./h200-energy-out): h200-energy.md (the summary, every output in it),
-# h200-energy.json (the power checks and the fronts, raw), h200-energy.log (this script's log).
+# h200-energy.json (the power checks, and per application the front and every point's run, raw),
+# h200-energy.log (this script's log).
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:-$repo/h200-energy-out}
@@ -29,20 +35,35 @@ mkdir -p "$work"
 cd "$work" || exit 1
 exec > >(tee "$out/h200-energy.log") 2>&1
 t0=$SECONDS
+budget=${BUDGET_S:-540}
 say() { printf '[%4ds] %s\n' $((SECONDS - t0)) "$*"; }
+# The time limit of a step: at most $1 s, and no more than the budget left less $2 s for the rest.
+limit() {
+  local left=$((budget - (SECONDS - t0) - $2))
+  ((left > $1)) && left=$1
+  ((left < 5)) && left=5
+  echo "$left"
+}
 
 if [[ $dry == 1 ]]; then
   build=${CTRL_BUILD_DIR:-$repo/build/dev}
-  cpus=cpu:0 gpu=offload:1 cols=128 sizes=${SIZES:-16:64:16} load_rows=256 load_cols=256
+  cpus=cpu:0 gpu=offload:1 load_rows=256 load_cols=256 check_s=2
+  dgemm_cols=128 dgemm_sizes=${DGEMM_SIZES:-16:64:16} fft_cols=1024 fft_sizes=${FFT_SIZES:-16:64:16}
   opts=(--min-reps 3 --max-reps 5 --max-seconds 2)
+  run_opts=(--min-reps 3 --max-reps 4 --max-seconds 1)
 else
   say "building with the cuda preset (ctrl_tool)"
   (cd "$repo" && cmake --preset cuda -DCTRL_BUILD_TESTS=OFF -DCTRL_BUILD_BENCH=OFF &&
      cmake --build build/cuda --target ctrl_tool -j 16) >"$work/build.log" 2>&1 ||
     { say "build failed:"; tail -40 "$work/build.log"; }
   build=$repo/build/cuda
-  cpus=cpu:0-14 gpu=cuda:0 cols=2048 sizes=${SIZES:-2048:16384:2048} load_rows=32768 load_cols=4096
-  opts=(--min-reps 4 --max-reps 12 --max-seconds 8 --min-window 0.3)
+  cpus=cpu:0-14 gpu=cuda:0 load_rows=32768 load_cols=4096 check_s=5
+  # Eight sizes a profile, up to 4 s each (rounds of at least 0.3 s); the runs of every point up
+  # to 3 s each after their warm-up: two profiles and two fronts' points in about 5 minutes.
+  dgemm_cols=2048 dgemm_sizes=${DGEMM_SIZES:-2048:16384:2048}
+  fft_cols=16384 fft_sizes=${FFT_SIZES:-1024:8192:1024}
+  opts=(--min-reps 4 --max-reps 10 --max-seconds 4 --min-window 0.3)
+  run_opts=(--min-reps 3 --max-reps 6 --max-seconds 3 --min-window 0.3)
 fi
 ctrl=$build/bin/ctrl
 [[ -x $ctrl ]] || { say "no ctrl binary at $ctrl"; exit 1; }
@@ -69,57 +90,78 @@ endsection
 
 # ---- NVML's counter against its power readings --------------------------------------------------
 section "ctrl power --check: idle, then while a dgemm keeps $gpu busy"
-shown "$ctrl" power --check --seconds 10
-"$ctrl" power --check --seconds 10 --format json >check-idle.json 2>>"$out/h200-energy.log"
+shown "$ctrl" power --check --seconds "$check_s"
+"$ctrl" power --check --seconds "$check_s" --format json >check-idle.json 2>>"$out/h200-energy.log"
 # The load: executions of a dgemm on the GPU alone, rounds of a second, for longer than the checks.
 "$ctrl" run dgemm --split "$gpu=$load_rows" --cols "$load_cols" --no-energy --min-round 1 --min-reps 40 --max-reps 40 \
   --progress none >load.txt 2>&1 &
 load=$!
-sleep 8  # the load past its allocation, input and warm-up
-shown "$ctrl" power --check --device "$gpu" --seconds 10
-"$ctrl" power --check --device "$gpu" --seconds 10 --interval-ms 2 --format json >check-load.json \
+sleep $((check_s + 3))  # the load past its allocation, input and warm-up
+shown "$ctrl" power --check --device "$gpu" --seconds "$check_s"
+"$ctrl" power --check --device "$gpu" --seconds "$check_s" --interval-ms 2 --format json >check-load.json \
   2>>"$out/h200-energy.log"
-shown "$ctrl" power --check --device "$gpu" --seconds 10 --interval-ms 50
+shown "$ctrl" power --check --device "$gpu" --seconds "$check_s" --interval-ms 50
 kill -INT "$load" 2>/dev/null
 wait "$load"
 endsection
 
-# ---- the loop, with the CPU's energy estimated --------------------------------------------------
-section "profile dgemm on {$cpus, $gpu}, the CPU estimated at $watts W per busy core"
-timeout --signal=INT --kill-after=20 "${PROFILE_LIMIT_S:-150}" "$ctrl" profile dgemm --device "$cpus" --device "$gpu" \
-  --cols "$cols" --sizes "$sizes" --out p.csv --cpu-power "$watts" "${opts[@]}" --progress plain >profile.txt 2>&1
-echo "(exit $?)" >>profile.txt
-tee -a "$md" <profile.txt | tail -8
-w=$(awk -F, 'NR > 1 && $2 > m { m = $2 } END { print m + 0 }' p.csv)
-echo "workload: $w rows (the largest size)" >>"$md"
-endsection
+# ---- the loop, with the CPU's energy estimated: profile, fronts, every point run ----------------
+# loop APP COLS SIZES PROFILE_LIMIT RUN_LIMIT RESERVE: RESERVE seconds are kept for what follows.
+loop() {
+  local app=$1 cols=$2 sizes=$3 plimit rlimit
+  plimit=$(limit "$4" "$(($5 + $6))")
+  section "$app: profile on {$cpus, $gpu}, the CPU estimated at $watts W per busy core (at most ${plimit}s)"
+  timeout --signal=INT --kill-after=20 "$plimit" "$ctrl" profile "$app" --device "$cpus" --device "$gpu" \
+    --cols "$cols" --sizes "$sizes" --out "$app.csv" --cpu-power "$watts" "${opts[@]}" --progress plain \
+    >"$app-profile.txt" 2>&1
+  echo "(exit $?)" >>"$app-profile.txt"
+  tee -a "$md" <"$app-profile.txt" | tail -8
+  local w
+  w=$(awk -F, 'NR > 1 && $2 > m { m = $2 } END { print m + 0 }' "$app.csv" 2>/dev/null)
+  echo "workload: $w rows (the largest size measured)" >>"$md"
+  endsection
+  [[ ${w:-0} -gt 0 ]] || { say "$app: no size measured"; return; }
 
-section "the fronts of time and energy: dynamic, then total (the profile's base powers)"
-shown "$ctrl" pareto --profile p.csv --workload "$w"
-shown "$ctrl" pareto --profile p.csv --workload "$w" --energy total
-"$ctrl" pareto --profile p.csv --workload "$w" --format json >front.json 2>/dev/null
-endsection
+  section "$app: the fronts of time and energy (dynamic, then total), the held power in every point"
+  shown "$ctrl" pareto --profile "$app.csv" --workload "$w"
+  shown "$ctrl" pareto --profile "$app.csv" --workload "$w" --energy total
+  "$ctrl" pareto --profile "$app.csv" --workload "$w" --format json >"$app-front.json" 2>/dev/null
+  endsection
 
-# The same profile as if no rating had been given: the CPU's energy absent, as before this issue.
-awk -F, -v OFS=, 'NR == 1 || $1 != "'"$cpus"'" { print; next } { $4 = 0; $8 = ""; $9 = ""; $10 = ""; $11 = "none"; $12 = "absent"; print }' \
-  p.csv >absent.csv
-section "the CPU's energy absent (p.csv with its CPU column emptied): refused, then time only"
+  rlimit=$(limit "$5" "$6")
+  section "$app: every point of the front run, measured beside predicted (at most ${rlimit}s)"
+  say "$app: ctrl run --pick all (at most ${rlimit}s)"
+  timeout --signal=INT --kill-after=15 "$rlimit" "$ctrl" run "$app" --front "$app-front.json" --pick all \
+    --profile "$app.csv" --cpu-power "$watts" "${run_opts[@]}" --progress none --json "$app-runs.json" \
+    >"$app-runs.txt" 2>&1
+  echo "(exit $?)" >>"$app-runs.txt"
+  cat "$app-runs.txt" >>"$md"
+  endsection
+  grep -A100 '^every point of the front' "$app-runs.txt" | head -40
+}
+
+# Budgets (s, at most): the profile, the runs of every point, and what the later steps keep.
+loop dgemm "$dgemm_cols" "$dgemm_sizes" 80 110 150
+loop fft2d "$fft_cols" "$fft_sizes" 70 90 5
+
+# The same dgemm profile as if no rating had been given: the CPU's energy absent, as before this issue.
+w=$(awk -F, 'NR > 1 && $2 > m { m = $2 } END { print m + 0 }' dgemm.csv 2>/dev/null)
+awk -F, -v OFS=, 'NR == 1 || $1 != "'"$cpus"'" { print; next } { $4 = 0; $8 = ""; $9 = ""; $10 = ""; $11 = "none"; $12 = "absent"; $17 = ""; print }' \
+  dgemm.csv >absent.csv 2>/dev/null
+section "the CPU's energy absent (dgemm.csv with its CPU column emptied): refused, then time only"
 shown "$ctrl" pareto --profile absent.csv --workload "$w"
 shown "$ctrl" pareto --profile absent.csv --workload "$w" --time-only
 endsection
 
-section "ctrl run: the least-energy point, measured beside predicted (the CPU estimated)"
-timeout --signal=INT --kill-after=10 60 "$ctrl" run dgemm --front front.json --pick least-energy --profile p.csv \
-  --cpu-power "$watts" "${opts[@]}" --progress none --json run.json >run.txt 2>&1
-echo "(exit $?)" >>run.txt
-cat run.txt >>"$md"
-endsection
-
+json_or_null() { if [[ -s $1 ]]; then cat "$1"; else echo null; fi; }
 {
-  echo '{"check_idle":'; cat check-idle.json 2>/dev/null || echo null
-  echo ',"check_load":'; cat check-load.json 2>/dev/null || echo null
-  echo ',"front":'; cat front.json 2>/dev/null || echo null
-  echo ',"run":'; cat run.json 2>/dev/null || echo null
+  echo '{"check_idle":'; json_or_null check-idle.json
+  echo ',"check_load":'; json_or_null check-load.json
+  for app in dgemm fft2d; do
+    echo ",\"$app\": {\"front\":"; json_or_null "$app-front.json"
+    echo ',"runs":'; json_or_null "$app-runs.json"
+    echo '}'
+  done
   echo '}'
 } >"$out/h200-energy.json"
-say "done: $md, $out/h200-energy.json"
+say "done in $((SECONDS - t0)) s (budget $budget s): $md, $out/h200-energy.json"

@@ -13,6 +13,7 @@
 #include <ctrl/ctrl.hpp>
 #include <ctrl/loop/divisible.hpp>
 #include <ctrl/loop/front_file.hpp>
+#include <ctrl/loop/held.hpp>
 #include <ctrl/loop/machine.hpp>
 #include <ctrl/loop/measure.hpp>
 #include <ctrl/loop/plan.hpp>

@@ -51,7 +51,7 @@ MeasureResult measure(Platform& team, Problem& problem, const std::vector<Block>
   const RoundResult warm = team.run(problem, blocks, 1);
   if (mode == RoundMode::executions) out.batch = calibrate_batch(team, problem, blocks, warm.wall_s);
 
-  std::vector<std::vector<double>> times(n), energies(n);
+  std::vector<std::vector<double>> times(n), energies(n), helds(n);
   std::vector<double> walls, windows, runs(n, 0.0);
   int resized = 0;
   const auto stopped = [&] { return team.any(stop != nullptr && stop->load()); };
@@ -71,6 +71,7 @@ MeasureResult measure(Platform& team, Problem& problem, const std::vector<Block>
       for (std::size_t i = 0; i < n; ++i) {
         times[i].clear();
         energies[i].clear();
+        helds[i].clear();
         runs[i] = 0;
       }
       continue;
@@ -81,6 +82,7 @@ MeasureResult measure(Platform& team, Problem& problem, const std::vector<Block>
     windows.push_back(r.window_s);
     for (std::size_t i = 0; i < n; ++i) {
       if (r.dynamic_j[i]) energies[i].push_back(*r.dynamic_j[i]);
+      if (i < r.held_j.size() && r.held_j[i]) helds[i].push_back(*r.held_j[i]);
       if (!blocks[i].empty()) times[i].push_back(r.time_s[i]);
     }
     // The rule: every processor with work, its time and (where measured) its dynamic energy.
@@ -118,6 +120,7 @@ MeasureResult measure(Platform& team, Problem& problem, const std::vector<Block>
     if (team.info(i).has_energy()) {
       // A processor without work still has its idle device measured over the window.
       out.processors[i].energy = estimate(energies[i]);
+      if (!helds[i].empty()) out.processors[i].held = estimate(helds[i]);
     }
   }
   out.wall = estimate(walls);

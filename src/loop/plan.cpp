@@ -2,6 +2,7 @@
 
 #include <ctrl/loop/args.hpp>
 #include <ctrl/loop/front_file.hpp>
+#include <ctrl/loop/held.hpp>
 #include <ctrl/loop/profile_file.hpp>
 #include <ctrl/partition/load_balanced.hpp>
 #include <ctrl/partition/pareto.hpp>
@@ -20,6 +21,7 @@ namespace {
 struct Source {
   std::optional<partition::Profile> profile;
   ProfileFile meta;
+  HeldPower held;  // the profile's held powers (none for a plain CSV)
 };
 
 Source read_source(const Workload& app, const PlanRequest& r) {
@@ -28,12 +30,14 @@ Source read_source(const Workload& app, const PlanRequest& r) {
   LoadedProfile loaded = read_profile(r.profile);
   s.profile = std::move(loaded.profile);
   if (loaded.file) s.meta = std::move(*loaded.file);
+  if (loaded.file) s.held = held_model(s.meta);
   if (!s.meta.rows.empty() && s.meta.rows.front().app != app.identity())
     throw UsageError(fmt::format("{} is a profile of {}, not of {}", r.profile, s.meta.rows.front().app, app.identity()));
   return s;
 }
 
-void take_point(Plan& plan, const partition::Solution& s) {
+void take_point(Plan& plan, const partition::Solution& s, std::size_t front_points = 0) {
+  plan.front_points = front_points;
   plan.rows.assign(s.distribution.begin(), s.distribution.end());
   plan.time = s.time;
   plan.energy = s.energy;
@@ -43,14 +47,14 @@ void take_point(Plan& plan, const partition::Solution& s) {
 // load-balanced solution (equal times) or the even split (equal rows). Not points of a front.
 bool is_balanced(const Pick& pick) { return pick.kind == Pick::load_balanced || pick.kind == Pick::even; }
 
-void take_balanced(Plan& plan, const Pick& pick, const partition::Profile& profile, index_t workload,
-                   const std::string& path) {
+void take_balanced(Plan& plan, const Pick& pick, const Source& src, index_t workload, const std::string& path) {
+  const partition::Profile& profile = *src.profile;
   const auto s = pick.kind == Pick::even ? partition::even_split(profile, workload, plan.model)
                                          : partition::load_balanced(profile, workload, plan.model);
   if (!s)
     throw InfeasibleError(fmt::format("no {} distribution of {} with the sizes of {} (none gives every processor work)",
                                       pick.name(), workload, path));
-  take_point(plan, *s);
+  take_point(plan, held_solution(profile, src.held, s->distribution, workload, plan.model));
 }
 
 std::size_t point_index(const Pick& pick, std::size_t points, const std::string& where) {
@@ -63,7 +67,8 @@ std::size_t point_index(const Pick& pick, std::size_t points, const std::string&
                                      points == 1 ? "" : "s", points));
       return pick.k - 1;
     case Pick::load_balanced:
-    case Pick::even: break;
+    case Pick::even:
+    case Pick::all: break;
   }
   throw UsageError("point_index: the " + pick.name() + " distribution is not a point of the front");
 }
@@ -86,13 +91,13 @@ void plan_from_front(Plan& plan, const PlanRequest& r, const Source& src) {
   if (is_balanced(*r.pick)) {
     if (!src.profile)
       throw UsageError(fmt::format("the {} pick needs the profile {} came from", r.pick->name(), r.front));
-    take_balanced(plan, *r.pick, *src.profile, f.workload, r.profile);
+    take_balanced(plan, *r.pick, src, f.workload, r.profile);
     plan.source =
         fmt::format("{}: the {} distribution of {} (from {})", r.front, r.pick->name(), f.workload, r.profile);
     return;
   }
   const std::size_t k = point_index(*r.pick, f.front.size(), "the front " + r.front);
-  take_point(plan, f.front[k]);
+  take_point(plan, f.front[k], f.front.size());
   if (f.time_only) plan.energy.reset();
   plan.source = fmt::format("{} point {} of {} ({})", r.front, k + 1, f.front.size(), r.pick->name());
 }
@@ -102,17 +107,17 @@ void plan_from_profile(Plan& plan, const PlanRequest& r, const Source& src) {
   plan.processors = profile.names();
   const index_t workload = *r.workload;
   if (is_balanced(*r.pick)) {
-    take_balanced(plan, *r.pick, profile, workload, r.profile);
+    take_balanced(plan, *r.pick, src, workload, r.profile);
     plan.source = fmt::format("the {} distribution of {} from {}", r.pick->name(), workload, r.profile);
     return;
   }
   // A front whose points are ordered by the energy of processors that have none would be wrong.
   if (picks_by_energy(*r.pick)) require_energy(src.meta, r.profile, "a pick by time (fastest, load-balanced)");
-  const partition::Front front = partition::pareto_front(profile, workload, plan.model);
+  const partition::Front front = held_front(profile, src.held, workload, plan.model);
   if (front.empty())
     throw InfeasibleError(fmt::format("workload {} cannot be split exactly with the sizes in {}", workload, r.profile));
   const std::size_t k = point_index(*r.pick, front.size(), "the front of " + r.profile);
-  take_point(plan, front[k]);
+  take_point(plan, front[k], front.size());
   plan.source = fmt::format("point {} of {} of the front of {} from {}", k + 1, front.size(), workload, r.profile);
 }
 
@@ -161,12 +166,14 @@ Pick Pick::parse(std::string_view text) {
   if (text == "least-energy" || text == "energy-optimal") return {least_energy, 0};
   if (text == "load-balanced") return {load_balanced, 0};
   if (text == "even" || text == "even-split") return {even, 0};
+  if (text == "all") return {all, 0};
   index_t k = 0;
   try {
     k = parse_positive(text, "the pick");
   } catch (const UsageError&) {
     throw UsageError(fmt::format(
-        "the pick '{}' is none of fastest, least-energy, load-balanced, even or a point's number (1, 2, ...)", text));
+        "the pick '{}' is none of fastest, least-energy, load-balanced, even, all or a point's number (1, 2, ...)",
+        text));
   }
   return {point, static_cast<std::size_t>(k)};
 }
@@ -177,6 +184,7 @@ std::string Pick::name() const {
     case least_energy: return "least energy";
     case load_balanced: return "load-balanced";
     case even: return "even split";
+    case all: return "all";
     case point: break;
   }
   return fmt::format("point {}", k);
@@ -186,6 +194,8 @@ index_t Plan::total_rows() const { return checked_sum(rows); }
 
 Plan plan_run(const Workload& app, const PlanRequest& r) {
   check_request(r);
+  if (r.pick && r.pick->kind == Pick::all)
+    throw UsageError("the pick 'all' is every point of a front: plan_front plans them (one run each)");
   const Source src = read_source(app, r);
   Plan plan;
   plan.profile = r.profile;
@@ -208,9 +218,40 @@ Plan plan_run(const Workload& app, const PlanRequest& r) {
     throw UsageError(fmt::format("{} ({} row{}) with N = {} (from {}): {}", plan.source, m, m == 1 ? "" : "s",
                                  plan.cols, plan.cols_from, e.what()));
   }
-  if (src.profile) plan.predicted = predict(*src.profile, plan.processors, plan.rows);
+  if (src.profile) plan.predicted = predict(*src.profile, plan.processors, plan.rows, src.held);
   plan.base_power = base_powers(src.meta);
+  const auto held = held_powers(src.meta);
+  for (std::size_t i = 0; i < held.size(); ++i)
+    if (held[i]) plan.held_power.emplace_back(src.meta.processors[i], *held[i]);
   return plan;
+}
+
+std::vector<Plan> plan_front(const Workload& app, const PlanRequest& r) {
+  if (!r.pick || r.pick->kind != Pick::all) throw UsageError("plan_front: the pick must be 'all'");
+  PlanRequest one = r;
+  one.pick = Pick{Pick::point, 1};
+  std::vector<Plan> plans{plan_run(app, one)};
+  // The fastest point is the first of a front of time and energy, and a front of time only has no
+  // other; a pick by energy is refused where some processor has no energy (plan_run's rule).
+  for (std::size_t k = 2; k <= plans.front().front_points; ++k) {
+    one.pick = Pick{Pick::point, k};
+    plans.push_back(plan_run(app, one));
+  }
+  return plans;
+}
+
+std::string deciding_processor(const Plan& plan) {
+  std::string who;
+  double t = -1;
+  for (std::size_t i = 0; i < plan.processors.size() && i < plan.predicted.size(); ++i) {
+    if (plan.rows[i] == 0) continue;
+    if (!plan.predicted[i].time) return {};
+    if (*plan.predicted[i].time > t) {
+      t = *plan.predicted[i].time;
+      who = plan.processors[i];
+    }
+  }
+  return who;
 }
 
 RunRequest run_request(const Plan& plan) {
@@ -219,6 +260,7 @@ RunRequest run_request(const Plan& plan) {
   r.cols = plan.cols;
   r.predicted = plan.predicted;
   r.profile_base_power = plan.base_power;
+  r.profile_held_power = plan.held_power;
   r.profile_path = plan.profile;
   return r;
 }
@@ -246,7 +288,8 @@ std::optional<double> optional_from(const nlohmann::json& v) {
 
 std::string to_text(const Plan& p) {
   nlohmann::json predicted = nlohmann::json::array();
-  for (const auto& x : p.predicted) predicted.push_back({optional_json(x.time), optional_json(x.energy)});
+  for (const auto& x : p.predicted)
+    predicted.push_back({optional_json(x.time), optional_json(x.energy), optional_json(x.held)});
   const nlohmann::json j{{"processors", p.processors}, {"rows", p.rows},
                          {"source", p.source},         {"time", optional_json(p.time)},
                          {"energy", optional_json(p.energy)},
@@ -254,6 +297,7 @@ std::string to_text(const Plan& p) {
                          {"base_power_w", p.model.base_power},
                          {"cols", p.cols},             {"cols_from", p.cols_from},
                          {"predicted", predicted},     {"base_power", p.base_power},
+                         {"held_power", p.held_power},  {"front_points", p.front_points},
                          {"profile", p.profile}};
   return j.dump();
 }
@@ -270,8 +314,11 @@ Plan plan_from_text(const std::string& text) {
   p.model.base_power = j.at("base_power_w").get<double>();
   p.cols = j.at("cols").get<index_t>();
   p.cols_from = j.at("cols_from").get<std::string>();
-  for (const auto& x : j.at("predicted")) p.predicted.push_back({optional_from(x.at(0)), optional_from(x.at(1))});
+  for (const auto& x : j.at("predicted"))
+    p.predicted.push_back({optional_from(x.at(0)), optional_from(x.at(1)), optional_from(x.at(2))});
   p.base_power = j.at("base_power").get<std::vector<std::pair<std::string, double>>>();
+  p.held_power = j.at("held_power").get<std::vector<std::pair<std::string, double>>>();
+  p.front_points = j.at("front_points").get<std::size_t>();
   p.profile = j.at("profile").get<std::string>();
   return p;
 }

@@ -27,6 +27,15 @@ bool Platform::any_energy() const {
   return false;
 }
 
+std::vector<std::string> settle_held_power(Platform& platform, Problem& problem, const std::vector<Block>& blocks) {
+  bool need = false;
+  for (std::size_t i = 0; i < platform.size(); ++i)
+    need |= platform.info(i).has_energy() && platform.info(i).base_power_w && !platform.info(i).held_power_w;
+  if (!need) return {};
+  platform.fill(problem, blocks, platform.round_seconds());
+  return platform.measure_held_power(platform.round_seconds());
+}
+
 index_t rows_spanned(const std::vector<Block>& blocks) {
   index_t end = 0;
   for (const Block& b : blocks) end = std::max(end, b.end);

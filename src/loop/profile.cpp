@@ -29,6 +29,7 @@ struct ResumePlan {
   std::vector<index_t> todo;
   std::size_t resumed = 0, dropped_rows = 0;
   std::vector<std::pair<std::string, double>> base_power;  // processor -> W, from the file
+  std::vector<std::pair<std::string, double>> held_power;  // processor -> W (mean of its rows), from the file
 };
 
 // A processor whose energy the file has from another source than this command's (a rating given
@@ -81,13 +82,16 @@ ResumePlan plan_resume(const ProfileRequest& req, const ProfileFile& existing, c
     if (r.base_power && std::none_of(plan.base_power.begin(), plan.base_power.end(),
                                      [&](const auto& b) { return b.first == r.processor; }))
       plan.base_power.emplace_back(r.processor, *r.base_power);
+  const auto held = held_powers(existing);
+  for (std::size_t i = 0; i < held.size(); ++i)
+    if (held[i]) plan.held_power.emplace_back(existing.processors[i], *held[i]);
   return plan;
 }
 
 // The plan as text for Platform::share, and back.
 std::string to_text(const ResumePlan& p) {
   nlohmann::json j{{"error", p.error}, {"cols", p.cols}, {"todo", p.todo}, {"resumed", p.resumed},
-                   {"dropped", p.dropped_rows}, {"base_power", p.base_power}};
+                   {"dropped", p.dropped_rows}, {"base_power", p.base_power}, {"held_power", p.held_power}};
   return j.dump();
 }
 
@@ -100,6 +104,7 @@ ResumePlan from_text(const std::string& text) {
   p.resumed = j.at("resumed").get<std::size_t>();
   p.dropped_rows = j.at("dropped").get<std::size_t>();
   p.base_power = j.at("base_power").get<std::vector<std::pair<std::string, double>>>();
+  p.held_power = j.at("held_power").get<std::vector<std::pair<std::string, double>>>();
   return p;
 }
 
@@ -178,6 +183,11 @@ ProfileOutcome run_profile(const Workload& app, const ProfileRequest& req, Platf
         break;
       }
   }
+  // Held powers of the file's sizes: what a round's counter-alignment margins are taken at until
+  // this command measures its own (Team::round).
+  for (std::size_t i = 0; i < team.size(); ++i)
+    for (const auto& [name, w] : plan.held_power)
+      if (name == team.info(i).name && team.info(i).has_energy()) team.set_held_power(i, w, "from " + req.out);
   // One problem for the whole profile: processor i uses rows [i * max, i * max + size).
   std::unique_ptr<Problem> problem;
   const std::size_t p = team.size();
@@ -197,6 +207,9 @@ ProfileOutcome run_profile(const Workload& app, const ProfileRequest& req, Platf
     team.run(*problem, blocks_of(todo.front()), 1);
     for (const auto& line : team.measure_base_power(req.idle_seconds)) obs.note(line);
   }
+  // Held power before the first size (what its rounds' alignment margins are taken at); each size
+  // measures it again after its rounds.
+  if (!todo.empty() && req.idle_seconds > 0) (void)settle_held_power(team, *problem, blocks_of(todo.front()));
   for (std::size_t i = 0; i < team.size(); ++i) {
     const auto& info = team.info(i);
     if (info.has_energy() && !info.base_power_w) {
@@ -241,6 +254,13 @@ ProfileOutcome run_profile(const Workload& app, const ProfileRequest& req, Platf
       outcome.interrupted = true;
       break;
     }
+    // Held power: every device idle right after this size's rounds, for as long as a round (what a
+    // device's tail after its block lasts in a run, at most about a round).
+    if (req.idle_seconds > 0 && team.any_energy()) {
+      const auto lines = team.measure_held_power(team.round_seconds());
+      if (k == 0)
+        for (const auto& line : lines) obs.note(line);
+    }
     if (k == 0 || k + 1 == todo.size()) {  // the first and last sizes are checked against a reference
       const Check c = team.verify(*problem, blocks);
       if (!c.ok)
@@ -265,6 +285,7 @@ ProfileOutcome run_profile(const Workload& app, const ProfileRequest& req, Platf
         r.base_power = info.base_power_w.value_or(0.0);
         r.energy_source = info.energy_source;
         r.energy_provenance = info.energy_provenance;
+        if (req.idle_seconds > 0) r.held_power = info.held_power_w;
       }
       r.converged = m.converged;
       r.gflops = pr.time.mean > 0 ? app.flops(size, outcome.cols) / pr.time.mean / 1e9 : 0.0;

@@ -28,13 +28,15 @@ constexpr const char* columns[] = {"processor",  "size",          "time",
                                    "time_ci",    "energy_ci",     "energy_measured",
                                    "base_power", "energy_source", "energy_provenance",
                                    "converged",  "gflops",        "app",
-                                   "cols"};
+                                   "cols",       "held_power"};
 constexpr std::size_t ncols = std::size(columns);
-// The columns before energy_provenance existed (a profile written by ctrl 0.x before estimates):
-// the same without it. Such files are read, their energies taken as measured where they have a
-// source, and rewritten in the current format when resumed.
+// Earlier formats, read and rewritten in the current one when resumed. v1 (before estimates):
+// without energy_provenance, its energies taken as measured where they have a source. v2 (before
+// held power): without held_power, its processors' held power unknown (0 W in predictions).
 constexpr std::size_t provenance_column = 11;
-constexpr std::size_t ncols_v1 = ncols - 1;
+constexpr std::size_t held_column = 16;
+constexpr std::size_t ncols_v2 = ncols - 1;
+constexpr std::size_t ncols_v1 = ncols - 2;
 
 std::string header_of(std::size_t n) {
   std::string h;
@@ -57,11 +59,11 @@ std::string format_profile_row(const ProfileRow& r) {
   if ((r.energy_provenance == energy::Provenance::absent) != (r.energy_source == "none"))
     throw UsageError(fmt::format("profile row of {} at size {}: energy_provenance {} with energy_source '{}'",
                                  r.processor, r.size, energy::to_string(r.energy_provenance), r.energy_source));
-  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", io::csv_field(r.processor), r.size,
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", io::csv_field(r.processor), r.size,
                      number(r.time), number(r.energy), r.reps, r.batch, number(r.time_ci), optional_number(r.energy_ci),
                      optional_number(r.energy_measured), optional_number(r.base_power), io::csv_field(r.energy_source),
                      energy::to_string(r.energy_provenance), r.converged ? 1 : 0, number(r.gflops),
-                     io::csv_field(r.app), r.cols);
+                     io::csv_field(r.app), r.cols, optional_number(r.held_power));
 }
 
 namespace {
@@ -78,8 +80,8 @@ std::string read_if_present(const std::string& path) {
 std::size_t profile_columns(const std::string& text) {
   std::string line = text.substr(0, text.find('\n'));
   if (!line.empty() && line.back() == '\r') line.pop_back();
-  if (line == header_of(ncols)) return ncols;
-  if (line == header_of(ncols_v1)) return ncols_v1;
+  for (const std::size_t n : {ncols, ncols_v2, ncols_v1})
+    if (line == header_of(n)) return n;
   return 0;
 }
 
@@ -114,6 +116,8 @@ class RowFields {
       : fields_(fields), n_(n), where_(std::move(where)) {}
 
   const std::string& operator[](std::size_t column) const {
+    static const std::string none;
+    if (column >= held_column && n_ < ncols) return none;  // a column the file's format has not
     return fields_[n_ == ncols_v1 && column > provenance_column ? column - 1 : column];
   }
   const std::string& where() const { return where_; }
@@ -176,6 +180,7 @@ ProfileRow parse_row(const RowFields& f, std::size_t n) {
   r.gflops = f.number(13, "gflops");
   r.app = f[14];
   r.cols = f.count(15, "cols");
+  r.held_power = f.optional(held_column, "held_power");
   if (r.processor.empty() || r.size <= 0)
     throw UsageError(fmt::format("{}: a row needs a processor and a size > 0", f.where()));
   return r;
@@ -330,6 +335,21 @@ std::vector<std::pair<std::string, double>> base_powers(const ProfileFile& file)
     if (row != file.rows.end()) found.emplace_back(name, *row->base_power);
   }
   return found;
+}
+
+std::vector<std::optional<double>> held_powers(const ProfileFile& file) {
+  std::vector<std::optional<double>> out;
+  for (const auto& name : file.processors) {
+    double sum = 0;
+    int k = 0;
+    for (const auto& r : file.rows)
+      if (r.processor == name && r.held_power) {
+        sum += *r.held_power;
+        ++k;
+      }
+    out.push_back(k > 0 ? std::optional<double>(sum / k) : std::nullopt);
+  }
+  return out;
 }
 
 std::vector<energy::Provenance> processor_provenance(const ProfileFile& file) {

@@ -11,7 +11,7 @@ namespace ctrl::loop {
 namespace {
 
 // Base powers: given, else the ones the profile was measured with, else measured now, idle, right
-// after one execution (as `ctrl profile` does).
+// after one execution (as `ctrl profile` does); held powers likewise from the profile, else now.
 void settle_base_powers(const RunRequest& req, Platform& team, Problem& problem, const std::vector<Block>& blocks,
                         RunOutcome& out) {
   for (std::size_t i = 0; i < team.size(); ++i) {
@@ -20,6 +20,8 @@ void settle_base_powers(const RunRequest& req, Platform& team, Problem& problem,
       if (name == team.info(i).name) team.set_base_power(i, w, "from " + req.profile_path);
     for (const auto& [name, w] : req.base_power)
       if (name == team.info(i).name) team.set_base_power(i, w, "given");
+    for (const auto& [name, w] : req.profile_held_power)
+      if (name == team.info(i).name) team.set_held_power(i, w, "from " + req.profile_path);
   }
   bool need = false;
   for (std::size_t i = 0; i < team.size(); ++i) need |= team.info(i).has_energy() && !team.info(i).base_power_w;
@@ -27,6 +29,10 @@ void settle_base_powers(const RunRequest& req, Platform& team, Problem& problem,
     team.run(problem, blocks, 1);
     for (auto& line : team.measure_base_power(req.idle_seconds)) out.notes.push_back(std::move(line));
   }
+  // Held power, where the profile has none (a split by hand, an earlier profile): the counter's
+  // alignment margins are taken at it (Team::round).
+  if (req.idle_seconds > 0)
+    for (auto& line : settle_held_power(team, problem, blocks)) out.notes.push_back(std::move(line));
 }
 
 }  // namespace
@@ -58,6 +64,7 @@ RunOutcome run_distribution(const Workload& app, const RunRequest& req, Platform
     p.rows = req.rows[i];
     p.time = out.measured.processors[i].time;
     p.energy = out.measured.processors[i].energy;
+    p.held = out.measured.processors[i].held;
     if (!req.predicted.empty()) p.predicted = req.predicted[i];
     p.energy_source = info.energy_source;
     p.energy_absent = info.energy_absent;
@@ -91,33 +98,58 @@ std::optional<double> RunOutcome::energy_predicted() const {
   return e;
 }
 
+namespace {
+
+// Each processor's held tail at the distribution's predicted time (held.hpp), when every
+// processor with rows has a predicted time.
+void add_held_tails(std::vector<Prediction>& out, const std::vector<index_t>& rows, const std::vector<double>& held) {
+  double t = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (rows[i] == 0) continue;
+    if (!out[i].time) return;
+    t = std::max(t, *out[i].time);
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (rows[i] == 0 || !out[i].energy) continue;
+    const double h = std::max(0.0, held[i]);  // 0 W: known to hold nothing, or not known (the profile says which)
+    *out[i].energy = std::max(*out[i].energy, h * *out[i].time);
+    out[i].held = h * (t - *out[i].time);
+    *out[i].energy += *out[i].held;
+  }
+}
+
+}  // namespace
+
 std::vector<Prediction> predict(const partition::Profile& profile, const std::vector<std::string>& names,
-                                const std::vector<index_t>& rows) {
+                                const std::vector<index_t>& rows, const HeldPower& held) {
   if (names.size() != rows.size())
     throw UsageError(fmt::format("predict: {} processors and {} parts", names.size(), rows.size()));
   const std::vector<std::string> known = profile.names();
   std::vector<Prediction> out(names.size());
+  std::vector<double> h(names.size(), 0.0);
   for (std::size_t i = 0; i < names.size(); ++i) {
+    const auto it = std::find(known.begin(), known.end(), names[i]);
+    const auto k = static_cast<std::size_t>(it - known.begin());
+    if (it != known.end() && k < held.watts.size()) h[i] = held.watts[k];
     if (rows[i] == 0) {
-      out[i] = {0.0, 0.0};
+      out[i] = {0.0, 0.0, std::nullopt};
       continue;
     }
-    const auto it = std::find(known.begin(), known.end(), names[i]);
     if (it == known.end()) continue;
-    if (const auto* pt = profile[static_cast<std::size_t>(it - known.begin())].find(rows[i]))
-      out[i] = {pt->time, pt->energy};
+    if (const auto* pt = profile[k].find(rows[i])) out[i] = {pt->time, pt->energy, std::nullopt};
   }
+  add_held_tails(out, rows, h);
   return out;
 }
 
 std::vector<Prediction> predict(const ProfileFile& profile, const std::vector<std::string>& names,
                                 const std::vector<index_t>& rows) {
-  std::vector<Prediction> out = predict(to_partition_profile(profile), names, rows);
+  std::vector<Prediction> out = predict(to_partition_profile(profile), names, rows, held_model(profile));
   // The file's energy 0 of a processor without a sensor is no measurement.
   for (std::size_t i = 0; i < names.size(); ++i)
     for (const auto& r : profile.rows)
       if (rows[i] != 0 && r.processor == names[i] && r.size == rows[i] && r.energy_source == "none")
-        out[i].energy.reset();
+        out[i] = {out[i].time, std::nullopt, std::nullopt};
   return out;
 }
 

@@ -25,10 +25,7 @@ double seconds_between(Clock::time_point a, Clock::time_point b) { return std::c
 // Counters that change this seldom are read until they change (see team.hpp).
 constexpr double align_threshold_s = 0.01;
 
-struct Reading {
-  Clock::time_point t;
-  double joules = 0;
-};
+using Reading = detail::MeterReading;
 
 Reading read_meter(energy::Meter& meter, Clock& clock) {
   const auto a = clock.now();
@@ -56,6 +53,17 @@ Reading read_aligned(energy::Meter& meter, Clock& clock) {
     Reading r = read_meter(meter, clock);
     if (r.joules != first.joules || r.t > deadline) return r;
   }
+}
+
+// The dynamic energy of a device between two readings during which it was active (working, or
+// held after its work) for `active_s`: the energy above its base power, less its held power over
+// the rest of the window. That rest exists only because the counter is read when it updates (a
+// coarse counter's read waits up to one update before the start and after the end, and the
+// device idles there, held): at a few executions a round it would otherwise add held x wait per
+// execution that no prediction has (docs/energy.md, "Held power").
+double dynamic_over(const Reading& a, const Reading& b, double base, double held, double active_s) {
+  const double window = seconds_between(a.t, b.t);
+  return b.joules - a.joules - base * window - held * std::max(0.0, window - active_s);
 }
 
 }  // namespace
@@ -236,22 +244,17 @@ void Team::set_base_power(std::size_t i, double watts, std::string origin) {
   info.base_power_origin = std::move(origin);
 }
 
-std::vector<std::string> Team::measure_base_power(double seconds) {
-  std::vector<std::string> lines;
-  std::vector<std::size_t> todo;
-  for (std::size_t i = 0; i < members_.size(); ++i)
-    if (members_[i]->meter && !members_[i]->info.base_power_w) todo.push_back(i);
-  if (todo.empty() || seconds <= 0) return lines;
+std::vector<std::optional<Team::IdlePower>> Team::idle_power(const std::vector<std::size_t>& which, double seconds) {
   // Like energy::measure_base_power, but from counter readings aligned to the counter's updates
   // (see read_aligned): with NVML's 0.1 s counter, plain readings over 2 s could be 5 % off.
-  std::vector<Reading> r0(todo.size()), r1(todo.size());
-  std::vector<std::exception_ptr> errors(todo.size());
+  std::vector<Reading> r0(which.size()), r1(which.size());
+  std::vector<std::exception_ptr> errors(which.size());
   {
     std::vector<std::jthread> threads;
-    for (std::size_t k = 0; k < todo.size(); ++k)
+    for (std::size_t k = 0; k < which.size(); ++k)
       threads.emplace_back([&, k] {
         try {
-          auto& meter = *members_[todo[k]]->meter;
+          auto& meter = *members_[which[k]]->meter;
           r0[k] = read_aligned(meter, clock());
           clock().sleep_for(std::chrono::duration<double>(seconds));
           r1[k] = read_aligned(meter, clock());
@@ -262,15 +265,53 @@ std::vector<std::string> Team::measure_base_power(double seconds) {
   }
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
-  for (std::size_t k = 0; k < todo.size(); ++k) {
-    auto& info = members_[todo[k]]->info;
+  std::vector<std::optional<IdlePower>> out(which.size());
+  for (std::size_t k = 0; k < which.size(); ++k) {
     const double dt = seconds_between(r0[k].t, r1[k].t);
-    if (!(dt > 0)) continue;
-    const double watts = (r1[k].joules - r0[k].joules) / dt;
-    info.base_power_w = watts;
-    info.base_power_origin = fmt::format("measured idle for {:.2f} s", dt);
-    lines.push_back(fmt::format("{}: base power {:.2f} W ({}, idle for {:.2f} s after a warm-up run)", info.name, watts,
-                                info.energy_source, dt));
+    if (dt > 0) out[k] = IdlePower{(r1[k].joules - r0[k].joules) / dt, dt};
+  }
+  return out;
+}
+
+std::vector<std::string> Team::measure_base_power(double seconds) {
+  std::vector<std::string> lines;
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < members_.size(); ++i)
+    if (members_[i]->meter && !members_[i]->info.base_power_w) todo.push_back(i);
+  if (todo.empty() || seconds <= 0) return lines;
+  const auto idle = idle_power(todo, seconds);
+  for (std::size_t k = 0; k < todo.size(); ++k) {
+    if (!idle[k]) continue;
+    auto& info = members_[todo[k]]->info;
+    info.base_power_w = idle[k]->watts;
+    info.base_power_origin = fmt::format("measured idle for {:.2f} s", idle[k]->seconds);
+    lines.push_back(fmt::format("{}: base power {:.2f} W ({}, idle for {:.2f} s after a warm-up run)", info.name,
+                                idle[k]->watts, info.energy_source, idle[k]->seconds));
+  }
+  return lines;
+}
+
+void Team::set_held_power(std::size_t i, double watts, std::string origin) {
+  auto& info = members_.at(i)->info;
+  info.held_power_w = watts;
+  info.held_power_origin = std::move(origin);
+}
+
+std::vector<std::string> Team::measure_held_power(double seconds) {
+  std::vector<std::string> lines;
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < members_.size(); ++i)
+    if (members_[i]->meter && members_[i]->info.base_power_w) todo.push_back(i);
+  if (todo.empty() || seconds <= 0) return lines;
+  const auto idle = idle_power(todo, seconds);
+  for (std::size_t k = 0; k < todo.size(); ++k) {
+    if (!idle[k]) continue;
+    auto& info = members_[todo[k]]->info;
+    const double held = idle[k]->watts - *info.base_power_w;
+    info.held_power_w = held;
+    info.held_power_origin = fmt::format("measured idle for {:.2f} s right after a round", idle[k]->seconds);
+    lines.push_back(fmt::format("{}: held power {:+.2f} W above base ({:.2f} W for {:.2f} s right after a round)",
+                                info.name, held, idle[k]->watts, idle[k]->seconds));
   }
   return lines;
 }
@@ -346,16 +387,42 @@ RoundResult Team::round(Problem& problem, const std::vector<Block>& blocks, int 
   }
   r.wall_s = seconds_between(released, last) / r.batch;
 
+  round_energies(blocks, batch, {start, end, released, last}, e0, e1, r);
+  return r;
+}
+
+void Team::round_energies(const std::vector<Block>& blocks, int batch, const RoundTimes& times,
+                          const std::vector<detail::MeterReading>& e0, std::vector<detail::MeterReading>& e1,
+                          RoundResult& r) {
+  const auto& [start, end, released, last] = times;
+  const std::size_t n = members_.size();
+  r.held_j.assign(n, std::nullopt);
   for (std::size_t i = 0; i < n; ++i) {
     if (!members_[i]->meter) continue;
-    if (blocks[i].empty()) e1[i] = read_aligned(*members_[i]->meter, clock());  // idle: the whole round
-    const double window = seconds_between(e0[i].t, e1[i].t);
-    r.window_s = std::max(r.window_s, window);
-    const double base = members_[i]->info.base_power_w.value_or(0.0);
-    const int per = blocks[i].empty() ? r.batch : r.runs[i];
-    r.dynamic_j[i] = (e1[i].joules - e0[i].joules - base * window) / per;
+    const auto& info = members_[i]->info;
+    const double base = info.base_power_w.value_or(0.0);
+    const double held = std::max(0.0, info.held_power_w.value_or(0.0));
+    if (blocks[i].empty()) {  // idle: the whole round, per execution
+      e1[i] = read_aligned(*members_[i]->meter, clock());
+      const double window = seconds_between(e0[i].t, e1[i].t);
+      r.window_s = std::max(r.window_s, window);
+      r.dynamic_j[i] = (e1[i].joules - e0[i].joules - base * window) / r.batch;
+      continue;
+    }
+    r.window_s = std::max(r.window_s, seconds_between(e0[i].t, e1[i].t));
+    const double own = dynamic_over(e0[i], e1[i], base, held, seconds_between(start[i], end[i]));
+    if (batch == 0) {
+      r.dynamic_j[i] = own / r.runs[i];
+      continue;
+    }
+    // An execution: the device's energy until the last processor is done, its held tail with it.
+    const Reading e = e1[i].t >= last ? e1[i] : read_aligned(*members_[i]->meter, clock());
+    r.window_s = std::max(r.window_s, seconds_between(e0[i].t, e.t));
+    // From the common release: a device whose driver started late idled, held, in between.
+    const double whole = dynamic_over(e0[i], e, base, held, seconds_between(released, last));
+    r.dynamic_j[i] = whole / r.batch;
+    r.held_j[i] = (whole - own) / r.batch;
   }
-  return r;
 }
 
 std::unique_ptr<Problem> Team::make_problem(const Workload& app, const std::vector<Block>& extent, index_t cols,

@@ -376,7 +376,7 @@ TEST_F(ProfileFileTest, ForeignAndMalformedFilesAreRefused) {
   }
   spit(path("other.csv"), "processor,size,time,energy\ncpu,1,1,1\n");
   EXPECT_THROW(read_profile_file(path("other.csv")), UsageError);
-  spit(path("bad.csv"), profile_header() + "\ncpu:0,8,abc,0,3,1,0,,,,none,absent,1,1,dgemm,64\n");
+  spit(path("bad.csv"), profile_header() + "\ncpu:0,8,abc,0,3,1,0,,,,none,absent,1,1,dgemm,64,\n");
   try {
     read_profile_file(path("bad.csv"));
     FAIL() << "no error";

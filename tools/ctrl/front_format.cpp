@@ -69,12 +69,31 @@ void write_table(std::ostream& out, const FrontReport& r) {
   }
 }
 
+namespace {
+
+// "held after a block (in every energy): cuda:0 44.8 W", and the processors without one.
+std::string held_line(const FrontReport& r) {
+  std::string held, unknown;
+  for (std::size_t i = 0; i < r.held_power.size() && i < r.processors.size(); ++i)
+    if (r.held_power[i] > 0) held += fmt::format("{}{} {:.3g} W", held.empty() ? "" : ", ", r.processors[i], r.held_power[i]);
+  for (const auto& n : r.held_unknown) unknown += (unknown.empty() ? "" : ", ") + n;
+  std::string line;
+  if (!held.empty()) line += "held power after a block, in every energy below: " + held + "\n";
+  if (!unknown.empty())
+    line += "held power unknown (0 W) for " + unknown +
+            ": the profile has no held_power (written before it, or with --idle-seconds 0); profile again to "
+            "measure it\n";
+  return line;
+}
+
+}  // namespace
+
 std::string provenance_line(const FrontReport& r) {
-  if (r.provenance.size() != r.processors.size()) return {};
+  if (r.provenance.size() != r.processors.size()) return held_line(r);
   std::string line;
   for (std::size_t i = 0; i < r.processors.size(); ++i)
     line += fmt::format("{}{} {}", line.empty() ? "" : ", ", r.processors[i], energy::to_string(r.provenance[i]));
-  return "energies: " + line + "\n";
+  return "energies: " + line + "\n" + held_line(r);
 }
 
 std::string classes_line(const FrontReport& r) {

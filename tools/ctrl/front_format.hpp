@@ -32,6 +32,10 @@ struct FrontReport {
   double epsilon = 0.0;                              // --epsilon: > 0 for the approximate front
   std::size_t classes = 0;                           // processor classes (identical profiles); 0: not counted
   std::vector<energy::Provenance> provenance;        // per processor (a `ctrl profile` file); empty: unknown
+  // Held power per processor (ctrl/loop/held.hpp), W, in every energy shown; empty: none
+  // modelled. held_unknown: processors with energy whose held power the profile lacks.
+  std::vector<double> held_power;
+  std::vector<std::string> held_unknown;
 
   const partition::Solution& time_optimal() const { return front.front(); }
   const partition::Solution& energy_optimal() const { return front.back(); }
@@ -55,7 +59,8 @@ void write_time_only(std::ostream& out, const FrontReport& report, const std::st
 
 // "1000 processors in 5 classes of identical profiles", when some share a profile; "" otherwise.
 std::string classes_line(const FrontReport& report);
-// "energies: cpu:0-7 estimated, cuda:0 measured" for a report whose provenance is known; "" otherwise.
+// "energies: cpu:0-7 estimated, cuda:0 measured" for a report whose provenance is known, and a
+// line of the held powers in its energies; "" otherwise.
 std::string provenance_line(const FrontReport& report);
 // A distribution's parts separated by spaces, "3 0 5", as every table shows one.
 std::string parts_text(const partition::Distribution& x);

@@ -8,8 +8,12 @@
 
 #include <fmt/format.h>
 
+#include <ctrl/io/files.hpp>
+
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 
 namespace ctrl::tool {
@@ -160,5 +164,26 @@ void MeasureArgs::check() const {
   if (!(min_round >= 0)) throw exit_error(exit_bad_input, "--min-round must not be negative");
   if (!(idle_seconds >= 0)) throw exit_error(exit_bad_input, "--idle-seconds must not be negative");
 }
+
+namespace {
+
+std::atomic<loop::StopFlag*> interrupted{nullptr};  // read by the handler
+
+extern "C" void on_interrupt(int sig) {
+  std::signal(SIGINT, io::remove_temporary_files_and_die);
+  std::signal(SIGTERM, io::remove_temporary_files_and_die);
+  if (loop::StopFlag* stop = interrupted.load(); stop != nullptr) stop->store(true);
+  else io::remove_temporary_files_and_die(sig);
+}
+
+}  // namespace
+
+InterruptScope::InterruptScope(loop::StopFlag& stop) {
+  interrupted = &stop;
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);  // in an MPI job the launcher's SIGTERM is the Communicator's
+}
+
+InterruptScope::~InterruptScope() { interrupted = nullptr; }
 
 }  // namespace ctrl::tool

@@ -2,6 +2,7 @@
 // formatting for tables, and the CUDA device order that makes CUDA device i the same GPU as NVML's i.
 #pragma once
 #include <ctrl/energy/factory.hpp>
+#include <ctrl/loop/measure.hpp>
 #include <ctrl/loop/workload.hpp>
 
 #include <CLI/CLI.hpp>
@@ -43,6 +44,17 @@ std::string describe(const loop::Workload& app, index_t cols);
 // Sets CUDA_DEVICE_ORDER=PCI_BUS_ID unless the user set it: NVML numbers GPUs in PCI order, CUDA
 // by default fastest first, and a processor "cuda:i" must be metered by NVML's GPU i.
 void prefer_pci_order_for_cuda();
+
+// While it lives, the first Ctrl-C or SIGTERM sets `stop` (the command ends after the step in
+// progress, keeping what it measured: exit 130); the next ends the process at once, removing the
+// temporary file of a save in progress (io::AtomicFile). Before and after, the first ends it at once.
+class InterruptScope {
+ public:
+  explicit InterruptScope(loop::StopFlag& stop);
+  ~InterruptScope();
+  InterruptScope(const InterruptScope&) = delete;
+  InterruptScope& operator=(const InterruptScope&) = delete;
+};
 
 // `--cpu-power WATTS` of `ctrl devices | power | profile | run`: the power of one busy CPU core,
 // for the estimated energy of CPU processors that no counter measures (docs/energy.md).

@@ -18,6 +18,7 @@
 #include <ctrl/partition/hpopta.hpp>
 #include <ctrl/partition/load_balanced.hpp>
 #include <ctrl/partition/pareto.hpp>
+#include <ctrl/loop/held.hpp>
 #include <ctrl/loop/plan.hpp>
 #include <ctrl/loop/profile_file.hpp>
 
@@ -138,10 +139,15 @@ void compare_optima(FrontReport& report, const partition::Front& dynamic, const 
   if (watts) report.optima = partition::energy_optima(dynamic, *watts);
 }
 
-// The load-balanced solution (equal times), with the spread of its times, and the even split.
-void balance(FrontReport& report, const partition::Profile& profile) {
-  report.load_balanced = partition::load_balanced(profile, report.workload, report.model);
-  report.even_split = partition::even_split(profile, report.workload, report.model);
+// The load-balanced solution (equal times), with the spread of its times, and the even split; their
+// energies with the held power of every point (ctrl/loop/held.hpp).
+void balance(FrontReport& report, const partition::Profile& profile, const loop::HeldPower& held) {
+  const auto with_held = [&](const std::optional<partition::Solution>& s) -> std::optional<partition::Solution> {
+    if (!s) return s;
+    return loop::held_solution(profile, held, s->distribution, report.workload, report.model);
+  };
+  report.load_balanced = with_held(partition::load_balanced(profile, report.workload, report.model));
+  report.even_split = with_held(partition::even_split(profile, report.workload, report.model));
   if (report.load_balanced)
     report.balance = partition::time_spread(profile, report.load_balanced->distribution, report.workload);
 }
@@ -211,15 +217,19 @@ int run_pareto(const ParetoArgs& a) {
   options.epsilon = report.epsilon;
   // The (time, total energy) front is a subset of the dynamic one (as in htpopta), which the
   // comparison of the two energies' optima needs; --time-only has the time-optimal point alone.
+  // Every energy with the held power of the devices that finish first (ctrl/loop/held.hpp).
+  const loop::HeldPower held = loaded.file && !a.time_only ? loop::held_model(*loaded.file, &report.held_unknown)
+                                                           : loop::HeldPower{};
+  report.held_power = held.watts;
   const partition::Front dynamic = a.time_only ? time_optimal_front(profile, report.workload)
-                                               : partition::hepopta(profile, report.workload, options);
+                                               : loop::held_front(profile, held, report.workload, {}, options);
   if (dynamic.empty())
     throw loop::InfeasibleError("workload " + a.workload + " cannot be split exactly with the sizes in " + a.profile +
                                 " (every non-zero part must be a size of its processor's profile)");
   report.front = report.model.kind == partition::EnergyKind::total
-                     ? partition::to_total_energy(profile, dynamic, report.workload, report.model.base_power)
+                     ? loop::held_reevaluate(profile, held, dynamic, report.workload, report.model)
                      : dynamic;
-  balance(report, profile);
+  balance(report, profile, held);
   if (!a.time_only) analyse(report, dynamic, loaded, a, budgets);
 
   if (a.time_only)

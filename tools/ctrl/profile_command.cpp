@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <optional>
 #include <cstdint>
 #include <iostream>
 #include <memory>
@@ -84,18 +85,6 @@ class Observer final : public loop::ProfileObserver {
   double todo_weight_ = 0, done_weight_ = 0;
 };
 
-std::atomic<loop::StopFlag*> interrupted{nullptr};  // read by the handler
-
-// The first Ctrl-C or SIGTERM ends the profile after the size in progress (exit 130, the sizes
-// measured are kept); the next ends the process at once, removing the temporary file of a save in
-// progress (io::AtomicFile). Outside run_profile, nothing polls the flag: the first ends it at once.
-extern "C" void on_interrupt(int sig) {
-  std::signal(SIGINT, io::remove_temporary_files_and_die);
-  std::signal(SIGTERM, io::remove_temporary_files_and_die);
-  if (loop::StopFlag* stop = interrupted.load(); stop != nullptr) stop->store(true);
-  else io::remove_temporary_files_and_die(sig);
-}
-
 int run_profile_command(const ProfileArgs& a, Job& job) {
   loop::ProfileRequest req;
   const auto named = a.app.workload();  // the application is the first thing to be wrong
@@ -118,10 +107,10 @@ int run_profile_command(const ProfileArgs& a, Job& job) {
   req.seed = a.measure.seed;
   prefer_pci_order_for_cuda();
 
+  // The first Ctrl-C or SIGTERM ends the profile after the size in progress (exit 130, the sizes
+  // measured are kept).
   loop::StopFlag stop{false};
-  interrupted = &stop;
-  std::signal(SIGINT, on_interrupt);
-  std::signal(SIGTERM, on_interrupt);  // in an MPI job the launcher's SIGTERM is the Communicator's
+  std::optional<InterruptScope> watching(std::in_place, stop);
   std::string sizes;
   for (const index_t s : req.sizes) sizes += fmt::format("{}{}", sizes.empty() ? "" : ",", s);
   const bool distributed = a.platform.distributed(!req.devices.empty());
@@ -140,7 +129,7 @@ int run_profile_command(const ProfileArgs& a, Job& job) {
   ProgressBar bar(ProgressBar::parse_mode(platform->is_root() ? a.measure.progress : std::string("none")));
   Observer obs(bar);
   const loop::ProfileOutcome o = loop::run_profile(app, req, *platform, obs, &stop);
-  interrupted = nullptr;
+  watching.reset();
   bar.finish();
 
   std::cout << describe(app, o.cols) << '\n';

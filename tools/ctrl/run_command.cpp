@@ -1,4 +1,4 @@
-// ctrl run APP (--split DEVICE=ROWS... | --front FRONT.json --pick fastest|least-energy|load-balanced|even|K
+// ctrl run APP (--split DEVICE=ROWS... | --front FRONT.json --pick fastest|least-energy|load-balanced|even|K|all
 //               | --profile PROFILE.csv --workload N --pick ...) [--profile PROFILE.csv] [options]
 // Executes one distribution of an application concurrently across its controllers, checks the
 // result against a reference, and reports per-processor and total time and energy, measured beside
@@ -46,7 +46,7 @@ loop::PlanRequest plan_request(const RunArgs& a) {
   if (by_split == (!a.front.empty() || !a.pick.empty()))
     throw exit_error(exit_bad_input, "run: give either --split DEVICE=ROWS ... or --front FILE --pick WHICH");
   if (!a.front.empty() && a.pick.empty())
-    throw exit_error(exit_bad_input, "--front needs --pick fastest|least-energy|load-balanced|even|K");
+    throw exit_error(exit_bad_input, "--front needs --pick fastest|least-energy|load-balanced|even|K|all");
   if (a.front.empty() && !a.pick.empty() && (a.profile.empty() || a.workload.empty()))
     throw exit_error(exit_bad_input, "--pick without --front needs --profile and --workload");
   const bool balanced = a.pick == "load-balanced" || a.pick == "even" || a.pick == "even-split";
@@ -103,6 +103,93 @@ std::vector<DeviceSpec> devices_of(const loop::Plan& plan, bool distributed) {
   return devices;
 }
 
+// One distribution on the platform, measured beside its plan's predictions.
+loop::RunOutcome run_plan(const RunArgs& a, const loop::Plan& p, const loop::StopRule& rule, loop::Platform& platform,
+                          const loop::Workload& runnable, const std::string& label,
+                          const loop::StopFlag* stop = nullptr) {
+  loop::RunRequest req = loop::run_request(p);
+  req.rule = rule;
+  req.base_power = a.measure.base_powers();
+  req.idle_seconds = a.measure.idle_seconds;
+  req.seed = a.measure.seed;
+  req.output = a.output;
+  ProgressBar bar(ProgressBar::parse_mode(platform.is_root() ? a.measure.progress : std::string("none")));
+  bar.update(0, label + "warm-up", true);
+  loop::RunOutcome outcome = loop::run_distribution(runnable, req, platform, [&](const loop::RoundProgress& r) {
+    bar.update(std::min(1.0, static_cast<double>(r.rep) / rule.min_reps),
+               fmt::format("{}round {} x{}  ci {:.1f}%", label, r.rep, r.batch,
+                           std::isfinite(r.worst_relative_ci) ? 100 * r.worst_relative_ci : 999.0));
+  }, stop);
+  for (const auto& line : outcome.notes) bar.line("run: " + line);
+  bar.finish();
+  return outcome;
+}
+
+void write_json_file(const std::string& path, const std::string& text) {
+  try {
+    io::write_file_atomically(path, text);
+  } catch (const std::exception& e) {
+    throw exit_error(exit_bad_input, std::string("--json ") + e.what());
+  }
+}
+
+loop::TeamOptions team_options(const RunArgs& a) {
+  loop::TeamOptions topt;
+  topt.energy = !a.measure.no_energy;
+  a.measure.cpu_power.apply(topt.meters);
+  topt.min_window_s = a.measure.min_window;
+  topt.min_round_s = a.measure.min_round;
+  return topt;
+}
+
+// --pick all: every point of the front, one after the other on one platform (one process), each
+// reported as one run is, then the points side by side with the worst named. The first Ctrl-C
+// or SIGTERM ends the point in progress and reports the points measured (exit 130).
+int run_all_points(const RunArgs& a, const loop::PlanRequest& request, const loop::Workload& app,
+                   const loop::StopRule& rule, Job& job) {
+  if (a.platform.distributed(false))
+    throw exit_error(exit_bad_input, "--pick all runs in one process: run each point (--pick K) under mpirun instead");
+  if (!a.output.empty()) throw exit_error(exit_bad_input, "--pick all runs many distributions: --output takes one");
+  const io::FileArgument files[] = {
+      {"--front", a.front, false}, {"--profile", a.profile, false}, {"--json", a.json_file, true}};
+  io::check_files(files);
+  const std::vector<loop::Plan> plans = loop::plan_front(app, request);
+  prefer_pci_order_for_cuda();
+  const auto platform = job.platform(a.platform, false, devices_of(plans.front(), false), team_options(a), nullptr);
+  const auto runnable = a.app.workload(platform->local_devices());
+  loop::StopFlag stop{false};
+  InterruptScope watching(stop);
+  std::vector<loop::RunOutcome> outcomes;
+  outcomes.reserve(plans.size());
+  for (std::size_t k = 0; k < plans.size() && !stop.load(); ++k) {
+    outcomes.push_back(
+        run_plan(a, plans[k], rule, *platform, *runnable, fmt::format("point {}/{}: ", k + 1, plans.size()), &stop));
+    if (outcomes.back().measured.interrupted) outcomes.pop_back();  // not measured to the rule: left out
+  }
+  std::vector<RunReport> reports;
+  for (std::size_t k = 0; k < outcomes.size(); ++k)
+    reports.push_back({app, plans[k], outcomes[k], loop::totals(plans[k], outcomes[k]), rule.precision});
+  if (reports.empty()) {
+    std::cerr << "ctrl: run: interrupted before the first point was measured\n";
+    return 130;
+  }
+  if (!a.json_file.empty()) write_json_file(a.json_file, front_runs_json(reports));
+  if (a.format == "json") std::cout << front_runs_json(reports);
+  else write_front_runs_table(std::cout, reports);
+  int code = exit_ok;
+  for (std::size_t k = 0; k < reports.size(); ++k)
+    if (!outcomes[k].check.ok) {
+      std::cerr << fmt::format("ctrl: run: point {}: wrong results: {}\n", k + 1, outcomes[k].check.detail);
+      code = exit_failure;
+    }
+  if (stop.load()) {
+    std::cerr << fmt::format("ctrl: run: interrupted: {} of {} points measured and reported\n", reports.size(),
+                             plans.size());
+    if (code == exit_ok) code = 130;
+  }
+  return code;
+}
+
 int run_run(const RunArgs& a, Job& job) {
   const auto named = a.app.workload();  // the application is the first thing to be wrong
   const loop::Workload& app = *named;
@@ -110,44 +197,19 @@ int run_run(const RunArgs& a, Job& job) {
   const loop::StopRule rule{a.measure.min_reps, a.measure.max_reps, a.measure.precision, a.measure.max_seconds};
   rule.validate();
   a.measure.check();
+  if (request.pick && request.pick->kind == loop::Pick::all) return run_all_points(a, request, app, rule, job);
   const bool distributed = a.platform.distributed(false);
   loop::agree_on_problem(job.group(a.platform, distributed), problem_text(a, app));
   const loop::Plan p = plan(a, request, app, job);
 
-  loop::TeamOptions topt;
-  topt.energy = !a.measure.no_energy;
-  a.measure.cpu_power.apply(topt.meters);
-  topt.min_window_s = a.measure.min_window;
-  topt.min_round_s = a.measure.min_round;
   prefer_pci_order_for_cuda();
-  const auto platform =
-      job.platform(a.platform, distributed, devices_of(p, distributed), topt, distributed ? &p.processors : nullptr);
-
-  loop::RunRequest req = loop::run_request(p);
-  req.rule = rule;
-  req.base_power = a.measure.base_powers();
-  req.idle_seconds = a.measure.idle_seconds;
-  req.seed = a.measure.seed;
-  req.output = a.output;
-  ProgressBar bar(ProgressBar::parse_mode(platform->is_root() ? a.measure.progress : std::string("none")));
-  bar.update(0, "warm-up", true);
+  const auto platform = job.platform(a.platform, distributed, devices_of(p, distributed), team_options(a),
+                                     distributed ? &p.processors : nullptr);
   const auto runnable = a.app.workload(platform->local_devices());  // compiled for this member's devices
-  const loop::RunOutcome outcome = loop::run_distribution(*runnable, req, *platform, [&](const loop::RoundProgress& r) {
-    bar.update(std::min(1.0, static_cast<double>(r.rep) / rule.min_reps),
-               fmt::format("round {} x{}  ci {:.1f}%", r.rep, r.batch,
-                           std::isfinite(r.worst_relative_ci) ? 100 * r.worst_relative_ci : 999.0));
-  });
-  for (const auto& line : outcome.notes) bar.line("run: " + line);
-  bar.finish();
+  const loop::RunOutcome outcome = run_plan(a, p, rule, *platform, *runnable, "");
 
   const RunReport report{app, p, outcome, loop::totals(p, outcome), rule.precision};
-  if (!a.json_file.empty() && platform->is_root()) {
-    try {
-      io::write_file_atomically(a.json_file, run_json(report));
-    } catch (const std::exception& e) {
-      throw exit_error(exit_bad_input, std::string("--json ") + e.what());
-    }
-  }
+  if (!a.json_file.empty() && platform->is_root()) write_json_file(a.json_file, run_json(report));
   if (a.format == "json") std::cout << run_json(report);
   else write_run_table(std::cout, report);
   if (!outcome.check.ok) {
@@ -167,8 +229,8 @@ void add_run(CLI::App& app, action& run, Job& job) {
   cmd->add_option("--split", args->split, "Rows of a processor, DEVICE=ROWS (repeat for each processor)");
   cmd->add_option("--front", args->front, "A front from `ctrl pareto --format json`");
   cmd->add_option("--pick", args->pick,
-                  "Which point: fastest, least-energy, K (1-based), or computed from --profile: load-balanced "
-                  "(equal times) or even (equal rows)");
+                  "Which point: fastest, least-energy, K (1-based), all (every point of the front, one run each, "
+                  "the worst named), or computed from --profile: load-balanced (equal times) or even (equal rows)");
   cmd->add_option("--profile", args->profile, "The profile the front came from: per-processor predictions, N, base powers");
   cmd->add_option("--workload", args->workload, "With --profile --pick and no --front: the workload to split");
   cmd->add_option("--cols", args->cols, "N, the fixed dimension (default: the profile's, else the application's)");

@@ -30,6 +30,8 @@ json processor_json(const loop::ProcessorRun& r) {
     p["energy"] = {{"measured", estimate(*r.energy)},
                    {"predicted", optional(r.predicted.energy)},
                    {"error", optional(relative(r.energy->mean, r.predicted.energy))},
+                   {"held", {{"measured", r.held ? estimate(*r.held) : json(nullptr)},
+                             {"predicted", optional(r.predicted.held)}}},
                    {"source", r.energy_source},
                    {"provenance", energy::to_string(r.energy_provenance)}};
   else
@@ -94,6 +96,19 @@ std::string total_row(const RunReport& r, index_t rows) {
                      format_percent(relative(t.energy_measured, t.energy_predicted)));
 }
 
+// The held tails inside the energies above: what each device drew above base after its block
+// while the others worked (ctrl/loop/held.hpp), measured beside predicted.
+void write_held_note(std::ostream& out, const RunReport& r) {
+  std::vector<std::string> parts;
+  for (const auto& p : r.outcome.processors) {
+    if (!p.held && !p.predicted.held) continue;
+    parts.push_back(fmt::format("{} {} measured, {} predicted", p.name, p.held ? format_joules(p.held->mean) : "—",
+                                p.predicted.held ? format_joules(*p.predicted.held) : "—"));
+  }
+  if (!parts.empty())
+    out << "of which held after its own block, while the others worked: " << joined(parts, "; ") << '\n';
+}
+
 void write_energy_note(std::ostream& out, const RunReport& r) {
   const auto [with, without] = metered(r.outcome);
   if (with.empty()) {
@@ -101,7 +116,9 @@ void write_energy_note(std::ostream& out, const RunReport& r) {
     return;
   }
   out << "energy: dynamic energy of " << joined(with, ", ")
-      << (without.empty() ? std::string() : " only; absent: " + joined(without, "; ")) << '\n';
+      << (without.empty() ? std::string() : " only; absent: " + joined(without, "; "))
+      << ", each over the whole execution (common start to the last completion)\n";
+  write_held_note(out, r);
   if (r.totals.total_energy)
     out << fmt::format("total row: total energy = dynamic + {:g} W (the front's base power) x time\n",
                        r.plan.model.base_power);

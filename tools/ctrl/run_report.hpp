@@ -7,6 +7,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace ctrl::tool {
 
@@ -20,5 +21,16 @@ struct RunReport {
 
 std::string run_json(const RunReport& r);
 void write_run_table(std::ostream& out, const RunReport& r);
+
+}  // namespace ctrl::tool
+
+namespace ctrl::tool {
+
+// `ctrl run --pick all`: every point of a front run and measured. The table shows each point's
+// own report, then the points side by side (distribution, the processor whose predicted time
+// decides the point's, time and dynamic energy measured beside predicted) with the worst errors
+// named, overall and per deciding processor. The JSON holds each point's run_json.
+void write_front_runs_table(std::ostream& out, const std::vector<RunReport>& reports);
+std::string front_runs_json(const std::vector<RunReport>& reports);
 
 }  // namespace ctrl::tool

@@ -32,6 +32,7 @@ struct StopRule {
 struct ProcessorResult {
   Estimate time;                  // seconds per run
   std::optional<Estimate> energy; // dynamic joules per run (nullopt: no energy of its own)
+  std::optional<Estimate> held;   // executions: the part of `energy` after its block (RoundResult::held_j)
   double runs_per_round = 0.0;    // mean
 };
 

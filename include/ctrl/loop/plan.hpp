@@ -38,10 +38,11 @@ class InfeasibleError : public UsageError {
 // (the HEPOPTA paper's: every processor works, times as equal as possible) or the even split
 // (every processor works, rows as equal as possible).
 struct Pick {
-  enum Kind { fastest, least_energy, load_balanced, even, point } kind = fastest;
+  // all: every point of the front (plan_front; plan_run refuses it).
+  enum Kind { fastest, least_energy, load_balanced, even, point, all } kind = fastest;
   std::size_t k = 0;  // for point
   // "fastest" (or "time-optimal"), "least-energy" (or "energy-optimal"), "load-balanced", "even"
-  // (or "even-split"), or K. UsageError naming the text otherwise.
+  // (or "even-split"), "all", or K. UsageError naming the text otherwise.
   static Pick parse(std::string_view text);
   std::string name() const;
 };
@@ -68,6 +69,8 @@ struct Plan {
   std::string cols_from;                        // where N comes from, in words
   std::vector<Prediction> predicted;            // per processor from the profile (empty: none)
   std::vector<std::pair<std::string, double>> base_power;  // W per processor, as the profile measured them
+  std::vector<std::pair<std::string, double>> held_power;  // W above base after a block (held.hpp), the same
+  std::size_t front_points = 0;                 // the size of the front the point is from (0: not from one)
   std::string profile;                          // the profile's path, for the base powers' origin
 
   index_t total_rows() const;
@@ -80,6 +83,15 @@ struct Plan {
 // processor has no energy (profile_file.hpp, require_energy), and UsageError for a least-energy
 // pick of a front of time only.
 Plan plan_run(const Workload& app, const PlanRequest& request);
+
+// Every point of the front a request's pick names (its pick must be Pick::all), in time order:
+// the plans of picks 1, 2, ... K. The errors of plan_run; UsageError for a pick of a balanced
+// distribution (not a front's point).
+std::vector<Plan> plan_front(const Workload& app, const PlanRequest& request);
+
+// The processor whose predicted time is the plan's time (the slowest with rows), or "" when a
+// prediction is missing.
+std::string deciding_processor(const Plan& plan);
 
 // The run of a plan: its rows, N, predictions and the profile's base powers; the caller sets the
 // stop rule, seed and output.

@@ -60,6 +60,11 @@ class Platform {
   virtual void set_base_power(std::size_t i, double watts, std::string origin) = 0;
   // Measures the idle power of every metered device without one, all at once; a line per device.
   virtual std::vector<std::string> measure_base_power(double seconds) = 0;
+  // Held power (ProcessorInfo::held_power_w): set, or measured over an idle window of `seconds`
+  // right after a round. By default a platform does not know it (0 W is used): a platform of
+  // several processes does not measure it yet.
+  virtual void set_held_power(std::size_t /*i*/, double /*watts*/, std::string /*origin*/) {}
+  virtual std::vector<std::string> measure_held_power(double /*seconds*/) { return {}; }
 
   // The host arrays this member needs for blocks up to `extent` (extent[i]: the largest block
   // processor i will run): every row for one process, the rows of its own processors for a rank.
@@ -79,6 +84,11 @@ class Platform {
   // Replaces `text` on every member with the root's.
   virtual void share(std::string& /*text*/) {}
 };
+
+// Held power for every metered device with a base power and none yet: one fill round of `blocks`
+// (every device busy, as in a profile's rounds), then an idle window of one round
+// (Platform::measure_held_power). A line per device measured, for the user.
+std::vector<std::string> settle_held_power(Platform& platform, Problem& problem, const std::vector<Block>& blocks);
 
 // The end of the last of these blocks: the rows an instance needs for them.
 index_t rows_spanned(const std::vector<Block>& blocks);

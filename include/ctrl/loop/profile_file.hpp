@@ -26,6 +26,12 @@
 //   gflops           speed, as in the paper's figures
 //   app, cols        the application, with the parameters that differ from its defaults
 //                    ("jacobi iterations=50": Workload::identity), and its fixed dimension N
+//   held_power       the device's power above base_power right after this size's rounds, W,
+//                    measured over an idle window as long as a round (empty without a sensor or
+//                    without idle windows): what it draws while the others finish (docs/energy.md,
+//                    "Held power"). Files written before this column existed are read with it
+//                    empty (held power unknown: 0 W in predictions, with a note) and rewritten with
+//                    it when resumed.
 //
 // Rows are written one size at a time (every processor's row, then a flush), so that an
 // interrupted profile holds only complete sizes, plus at most one partial line.
@@ -57,6 +63,7 @@ struct ProfileRow {
   double gflops = 0.0;
   std::string app;
   index_t cols = 0;
+  std::optional<double> held_power;
 };
 
 // The header line, without the newline.
@@ -71,7 +78,7 @@ struct ProfileFile {
   std::vector<std::string> processors;    // in order of first appearance
   std::vector<index_t> complete_sizes;    // sizes measured on every processor, ascending
   std::size_t dropped_rows = 0;           // rows of incomplete sizes, and a partial last line
-  bool earlier_format = false;            // written before energy_provenance existed
+  bool earlier_format = false;            // written before energy_provenance or held_power existed
 };
 
 // Reads a file written by `ctrl profile`, now or before energy_provenance existed (an input: a
@@ -87,6 +94,11 @@ ProfileFile parse_profile_file(const std::string& text, const std::string& path)
 // left out. What `ctrl run` compares measured energy with, and what `ctrl pareto --energy total`
 // sums when no --base-power is given.
 std::vector<std::pair<std::string, double>> base_powers(const ProfileFile& file);
+
+// Each processor's held power: the mean of its rows' held_power, in the file's order of processors;
+// nullopt for a processor without any (no sensor, no idle windows, or a file written before the
+// column existed).
+std::vector<std::optional<double>> held_powers(const ProfileFile& file);
 
 // Each processor's energy provenance (its first row's; `ctrl profile` keeps them alike, refusing to
 // resume a file with another energy source), in the file's order of processors.

@@ -9,6 +9,7 @@
 //   const auto outcome = ctrl::loop::run_distribution(workload, run, team);
 //   // outcome.check.ok, outcome.processors[i].time.mean beside .time_predicted
 #pragma once
+#include <ctrl/loop/held.hpp>
 #include <ctrl/loop/measure.hpp>
 #include <ctrl/loop/platform.hpp>
 #include <ctrl/loop/profile_file.hpp>
@@ -25,7 +26,11 @@ namespace ctrl::loop {
 
 // What a profile says of one processor at its rows (nullopt where it has no such size).
 struct Prediction {
-  std::optional<double> time, energy;  // s and J (dynamic) per run
+  std::optional<double> time, energy;  // s and J (dynamic, its held tail included) per run
+  // The part of `energy` after its block: held power x (the distribution's time - its own), J
+  // (0 for a processor that holds nothing); nullopt without rows, energy, or a time for every
+  // processor with rows.
+  std::optional<double> held;
 };
 
 struct RunRequest {
@@ -37,6 +42,9 @@ struct RunRequest {
   // The base powers the profile (at `profile_path`) was measured with: the predictions' dynamic
   // energies are relative to them. Given ones win.
   std::vector<std::pair<std::string, double>> profile_base_power;
+  // The same for held powers (W above base after a block): a round's counter-alignment margins
+  // are taken at them (Team::round).
+  std::vector<std::pair<std::string, double>> profile_held_power;
   std::string profile_path;
   double idle_seconds = 2.0;                               // idle window for the others (0: none)
   std::uint64_t seed = 1;
@@ -47,7 +55,8 @@ struct ProcessorRun {
   std::string name;
   index_t rows = 0;
   Estimate time;                                  // s per execution (unset without rows)
-  std::optional<Estimate> energy;                 // dynamic J per execution; nullopt: no sensor
+  std::optional<Estimate> energy;                 // dynamic J per execution (held tail included); nullopt: no sensor
+  std::optional<Estimate> held;                   // the part of `energy` after its block
   Prediction predicted;
   std::string energy_source, energy_absent;
   energy::Provenance energy_provenance = energy::Provenance::absent;  // measured or estimated when energy is set
@@ -75,11 +84,13 @@ RunOutcome run_distribution(const Workload& app, const RunRequest& request, Plat
                             const StopFlag* stop = nullptr);
 
 // The profile's time and energy of each processor at its rows (the profile file's rows of that
-// processor and size; nullopt where there is none). `names` are the processors, in order.
+// processor and size; nullopt where there is none), its held tail included (held.hpp: e_i + h_i
+// (T - t_i), T the slowest predicted time). `names` are the processors, in order.
 std::vector<Prediction> predict(const ProfileFile& profile, const std::vector<std::string>& names,
                                 const std::vector<index_t>& rows);
-// The same from any profile's points (a processor without a sensor has energy 0 there).
+// The same from any profile's points (a processor without a sensor has energy 0 there), with the
+// held powers of the profile's processors (in its order; empty: none).
 std::vector<Prediction> predict(const partition::Profile& profile, const std::vector<std::string>& names,
-                                const std::vector<index_t>& rows);
+                                const std::vector<index_t>& rows, const HeldPower& held = {});
 
 }  // namespace ctrl::loop

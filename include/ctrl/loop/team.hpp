@@ -14,11 +14,15 @@
 //      Team::fill repeats it until a common deadline, so that every processor is busy for the
 //      whole round (the profiler's mode: the contention of processors working together, and
 //      enough runs of a fast device to resolve its energy);
-//   3. each driver reads its own device's meter as soon as its runs are done: the energy window
-//      of processor i is its own [start, end_i], not the slowest processor's.
+//   3. each driver reads its own device's meter as soon as its runs are done: its own window
+//      [start, end_i]. In an execution (Team::run) every meter is read again once the last
+//      processor is done: a device's energy is that of the whole execution, its held tail after
+//      its own block included (RoundResult::held_j; docs/energy.md, "Held power").
 // Per run: time_i = (end_i - start_i) / runs_i, and dynamic energy_i = (E_i(window_i) - P_base,i x
-// window_i) / runs_i, where P_base,i is the device's base power (measured idle, or given). A
-// processor without rows is measured over the whole round, per execution.
+// window_i - h_i x margin_i) / runs_i, where P_base,i is the device's base power (measured idle, or
+// given), h_i its held power (0 until known) and margin_i the part of the window in which it did
+// not run (the counter's alignment). A processor without rows is measured over the whole round,
+// per execution.
 //
 // Energy is attributed to a processor only when its meter covers its device alone: a CPU group
 // whose RAPL package also holds another processor of the team has "no sensor of its own", and is
@@ -50,6 +54,11 @@ struct ProcessorInfo {
   double update_interval_s = 0.0;     // the meter's resolution hint
   std::optional<double> base_power_w; // idle power of the device, W
   std::string base_power_origin;      // "measured idle for 2 s", "given", ...
+  // Held power: what the device draws above its base power right after its block, while the
+  // others still work (a GPU keeps its clocks up for a while: docs/energy.md, "Held power"), W.
+  // Unset: not known, taken as 0.
+  std::optional<double> held_power_w;
+  std::string held_power_origin;
   bool has_energy() const { return energy_source != "none"; }
 };
 
@@ -71,13 +80,26 @@ struct TeamOptions {
   std::shared_ptr<energy::Clock> clock;
 };
 
+namespace detail {
+struct MeterReading {  // a meter's joules, stamped with the middle of the read
+  energy::Clock::time_point t;
+  double joules = 0;
+};
+}  // namespace detail
+
 struct RoundResult {
   int batch = 1;                                 // Team::run: executions of the distribution
   std::vector<int> runs;                         // per processor: runs of its block (0 without rows)
   double wall_s = 0.0;                           // per run: common start to the last completion
   double window_s = 0.0;                         // the whole energy window (longest meter window)
   std::vector<double> time_s;                    // per processor, per run (0 without rows)
-  std::vector<std::optional<double>> dynamic_j;  // per processor, per run (nullopt: no energy)
+  // Per processor, per run (nullopt: no energy). Team::run: the device's dynamic energy over the
+  // whole execution, from the common start to the last processor's completion (its held tail
+  // included); Team::fill: over its own runs.
+  std::vector<std::optional<double>> dynamic_j;
+  // Team::run: the part of dynamic_j after the processor's own block (its held tail), per run;
+  // nullopt for fill rounds, processors without rows or energy, and platforms that do not split it.
+  std::vector<std::optional<double>> held_j;
 };
 
 class Team final : public Platform {
@@ -101,6 +123,10 @@ class Team final : public Platform {
   // Measures the idle power of every metered device that has none yet, all at once, for `seconds`.
   // Returns a line per device for the user.
   std::vector<std::string> measure_base_power(double seconds) override;
+  void set_held_power(std::size_t i, double watts, std::string origin) override;
+  // Measures the held power of every metered device with a base power, all at once, over an idle
+  // window of `seconds` that starts now: call it right after a round. A line per device.
+  std::vector<std::string> measure_held_power(double seconds) override;
   // Gives up processor i's meter: its energy becomes absent for `reason` (a meter that another
   // process's processor shares, found only when the processes compare their meters).
   void drop_meter(std::size_t i, std::string reason);
@@ -122,7 +148,23 @@ class Team final : public Platform {
   struct Member;
   energy::Clock& clock() const { return options_.clock ? *options_.clock : energy::steady_clock(); }
   RoundResult round(Problem& problem, const std::vector<Block>& blocks, int batch, double seconds);
+  // Each metered processor's energies of a round, from its readings at the start (e0) and at its
+  // own end (e1; read here for a processor without rows).
+  struct RoundTimes {
+    const std::vector<energy::Clock::time_point>& start;  // each driver's own start and end
+    const std::vector<energy::Clock::time_point>& end;
+    energy::Clock::time_point released, last;  // the common release, the last completion
+  };
+  void round_energies(const std::vector<Block>& blocks, int batch, const RoundTimes& times,
+                      const std::vector<detail::MeterReading>& e0, std::vector<detail::MeterReading>& e1,
+                      RoundResult& r);
   void attach_meters();  // each processor's meter, measured or estimated, or why it has none
+  // Every metered device in `which`, idle for `seconds` at once: its mean power and the window, or
+  // nullopt where the window came out empty.
+  struct IdlePower {
+    double watts = 0, seconds = 0;
+  };
+  std::vector<std::optional<IdlePower>> idle_power(const std::vector<std::size_t>& which, double seconds);
   std::vector<std::unique_ptr<Member>> members_;
   TeamOptions options_;
 };
