@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <exception>
 #include <map>
 #include <utility>
 #include <vector>
@@ -134,10 +135,7 @@ class CudaReplayPlan final : public ReplayPlan {
     {
       CaptureContext ctx(*dev_, capture_);
       try {
-        for (std::size_t i = 0; i < sequence.size(); ++i) {
-          const ReplayLaunch l = sequence.launch(i);
-          run_cuda_launch(*dev_, ctx, *l.body, l.variant, l.space, l.ptrs);
-        }
+        for (std::size_t i = 0; i < sequence.size(); ++i) capture_launch(ctx, sequence, i);
       } catch (...) {
         ctx.restore();
         (void)cudaStreamEndCapture(capture_, &captured.g);
@@ -154,6 +152,21 @@ class CudaReplayPlan final : public ReplayPlan {
     nodes_ = nodes;
     update_execs();
     stale_ = false;
+  }
+
+  // Launch i into the capture; a failure names it (the core names the replay).
+  void capture_launch(CaptureContext& ctx, const RecordedSequence& sequence, std::size_t i) {
+    const ReplayLaunch l = sequence.launch(i);
+    try {
+      run_cuda_launch(*dev_, ctx, *l.body, l.variant, l.space, l.ptrs);
+    } catch (const DeviceError& e) {
+      std::throw_with_nested(DeviceError(fmt::format("launch {} of {}, kernel '{}' ({}): {}", i + 1, sequence.size(),
+                                                     l.body->kernel_name(), variant_name(l.variant), e.what())));
+    } catch (const std::exception& e) {
+      std::throw_with_nested(KernelError(fmt::format("launch {} of {}, kernel '{}' ({}) failed: {}", i + 1,
+                                                     sequence.size(), l.body->kernel_name(), variant_name(l.variant),
+                                                     e.what())));
+    }
   }
 
   // Brings every instantiated graph to the new capture: cudaGraphExecUpdate where CUDA accepts
