@@ -25,8 +25,8 @@ struct GraphCopy {
 struct GraphUpdate {
   static constexpr const char* name = "graph_update";
   CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::InOut<u32, 1> m, ctrl::In<u32, 1> copy, u32 k) const {
-    const index_t n = copy.extent(0);
-    m(t.x) = copy(t.x) * 3U + copy((t.x + 1) % n) + k;
+    const index_t size = copy.extent(0);
+    m(t.x) = copy(t.x) * 3U + copy((t.x + 1) % size) + k;
   }
 };
 // A launch that fails wherever it runs: its CPU variant throws; on a GPU its block (64x64) is more
@@ -45,28 +45,28 @@ struct GraphWritesOne {
   }
 };
 
-constexpr index_t n = 300;
+constexpr index_t graph_n = 300;
 
-std::vector<u32> start() {
-  std::vector<u32> v(n);
-  for (index_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = static_cast<u32>(i * 7 + 1);
+std::vector<u32> graph_start() {
+  std::vector<u32> v(graph_n);
+  for (index_t i = 0; i < graph_n; ++i) v[static_cast<std::size_t>(i)] = static_cast<u32>(i * 7 + 1);
   return v;
 }
 // The host's answer after `steps` iterations with the values ks[0], ks[1], ...
-std::vector<u32> expected(const std::vector<u32>& ks) {
-  std::vector<u32> m = start(), c(m.size());
+std::vector<u32> graph_expected(const std::vector<u32>& ks) {
+  std::vector<u32> m = graph_start(), c(m.size());
   for (const u32 k : ks) {
     c = m;
     for (std::size_t i = 0; i < m.size(); ++i) m[i] = c[i] * 3U + c[(i + 1) % m.size()] + k;
   }
   return m;
 }
-void load(ctrl::Tile<u32, 1>& t) {
-  const auto v = start();
-  for (index_t i = 0; i < n; ++i) t(i) = v[static_cast<std::size_t>(i)];
+void graph_load(ctrl::Tile<u32, 1>& t) {
+  const auto v = graph_start();
+  for (index_t i = 0; i < graph_n; ++i) t(i) = v[static_cast<std::size_t>(i)];
 }
-::testing::AssertionResult holds(const ctrl::Tile<u32, 1>& t, const std::vector<u32>& want) {
-  for (index_t i = 0; i < n; ++i) {
+::testing::AssertionResult graph_holds(const ctrl::Tile<u32, 1>& t, const std::vector<u32>& want) {
+  for (index_t i = 0; i < graph_n; ++i) {
     if (t(i) != want[static_cast<std::size_t>(i)]) {
       return ::testing::AssertionFailure() << "element " << i << ": " << t(i) << ", expected "
                                            << want[static_cast<std::size_t>(i)];
@@ -80,22 +80,22 @@ class GraphsTest : public ctrl::test::DeviceTest {
   // Records one iteration on m with the scratch tile c (internal) and the value bound to k.
   ctrl::Graph record_step(ctrl::Tile<u32, 1>& m, ctrl::Tile<u32, 1>& c, const u32& k) {
     return ctl().record([&] {
-      ctl().launch<GraphCopy>(ctrl::Threads(n), c, m);
-      ctl().launch<GraphUpdate>(ctrl::Threads(n), m, c, ctrl::ref(k));
+      ctl().launch<GraphCopy>(ctrl::Threads(graph_n), c, m);
+      ctl().launch<GraphUpdate>(ctrl::Threads(graph_n), m, c, ctrl::ref(k));
     });
   }
 };
 
 TEST_P(GraphsTest, ReplaysGiveTheResultAndTransfersOfTheSameLaunchesMadeOneByOne) {
-  ctrl::Tile<u32, 1> a({n}, "a"), b({n}, "b"), ca({n}, ctrl::shape_only, "ca"), cb({n}, ctrl::shape_only, "cb");
-  load(a);
-  load(b);
+  ctrl::Tile<u32, 1> a({graph_n}, "a"), b({graph_n}, "b"), ca({graph_n}, ctrl::shape_only, "ca"), cb({graph_n}, ctrl::shape_only, "cb");
+  graph_load(a);
+  graph_load(b);
   const u32 k = 5;
   ctl().create_internal(ca, cb);
   ctl().attach(a);
   for (int i = 0; i < 13; ++i) {
-    ctl().launch<GraphCopy>(ctrl::Threads(n), ca, a);
-    ctl().launch<GraphUpdate>(ctrl::Threads(n), a, ca, k);
+    ctl().launch<GraphCopy>(ctrl::Threads(graph_n), ca, a);
+    ctl().launch<GraphUpdate>(ctrl::Threads(graph_n), a, ca, k);
   }
   ctl().detach(a);
   const TransferStats one_by_one = ctl().transfers();
@@ -109,30 +109,30 @@ TEST_P(GraphsTest, ReplaysGiveTheResultAndTransfersOfTheSameLaunchesMadeOneByOne
   ctl().replay(step, 7);  // one entry: on a GPU, unrolled graphs of 4, 2 and 1 copies
   ctl().replay(step, 5);
   ctl().detach(b);
-  EXPECT_TRUE(holds(a, expected(std::vector<u32>(13, k))));
-  EXPECT_TRUE(holds(b, expected(std::vector<u32>(13, k))));
+  EXPECT_TRUE(graph_holds(a, graph_expected(std::vector<u32>(13, k))));
+  EXPECT_TRUE(graph_holds(b, graph_expected(std::vector<u32>(13, k))));
   EXPECT_EQ(ctl().transfers(), one_by_one);
   EXPECT_TRUE(ctrl::test::moved(ctl(), TransferStats{b.bytes(), 1, b.bytes(), 1}));
   ctl().destroy_internal(ca, cb);
 }
 
 TEST_P(GraphsTest, NothingRunsOrMovesWhileRecording) {
-  ctrl::Tile<u32, 1> m({n}, "m"), c({n}, ctrl::shape_only, "c");
-  load(m);
+  ctrl::Tile<u32, 1> m({graph_n}, "m"), c({graph_n}, ctrl::shape_only, "c");
+  graph_load(m);
   ctl().attach(m);
   ctl().create_internal(c);
   const u32 k = 1;
   const ctrl::Graph step = record_step(m, c, k);
   EXPECT_EQ(ctl().transfers(), TransferStats{});
   ctl().detach(m);  // the recording ran nothing: the host data is the valid one still
-  EXPECT_TRUE(holds(m, start()));
+  EXPECT_TRUE(graph_holds(m, graph_start()));
   EXPECT_EQ(ctl().transfers(), TransferStats{});
   ctl().destroy_internal(c);
 }
 
 TEST_P(GraphsTest, RefValuesAreReadWhenEachReplayIsQueued) {
-  ctrl::Tile<u32, 1> m({n}, "m"), c({n}, ctrl::shape_only, "c");
-  load(m);
+  ctrl::Tile<u32, 1> m({graph_n}, "m"), c({graph_n}, ctrl::shape_only, "c");
+  graph_load(m);
   ctl().attach(m);
   ctl().create_internal(c);
   u32 k = 1;
@@ -146,21 +146,21 @@ TEST_P(GraphsTest, RefValuesAreReadWhenEachReplayIsQueued) {
   }
   k = 99;  // changed after the last replay was queued: it must not reach it
   ctl().detach(m);
-  EXPECT_TRUE(holds(m, expected(ks)));
+  EXPECT_TRUE(graph_holds(m, graph_expected(ks)));
   // An unrecorded launch reads a ref at the launch.
   ctl().attach(m);
-  ctl().launch<GraphCopy>(ctrl::Threads(n), c, m);
-  ctl().launch<GraphUpdate>(ctrl::Threads(n), m, c, ctrl::ref(k));
+  ctl().launch<GraphCopy>(ctrl::Threads(graph_n), c, m);
+  ctl().launch<GraphUpdate>(ctrl::Threads(graph_n), m, c, ctrl::ref(k));
   k = 7;
   ctl().detach(m);
   ks.push_back(99);
-  EXPECT_TRUE(holds(m, expected(ks)));
+  EXPECT_TRUE(graph_holds(m, graph_expected(ks)));
   ctl().destroy_internal(c);
 }
 
 TEST_P(GraphsTest, ATileAttachedAgainIsUsedWhereItNowLives) {
-  ctrl::Tile<u32, 1> m({n}, "m"), c({n}, ctrl::shape_only, "c"), other({n * 4}, "other");
-  load(m);
+  ctrl::Tile<u32, 1> m({graph_n}, "m"), c({graph_n}, ctrl::shape_only, "c"), other({graph_n * 4}, "other");
+  graph_load(m);
   ctl().create_internal(c);
   ctl().attach(m);
   const u32 k = 3;
@@ -171,19 +171,19 @@ TEST_P(GraphsTest, ATileAttachedAgainIsUsedWhereItNowLives) {
   ctl().attach(m);
   ctl().replay(step, 3);
   ctl().detach(m, other);
-  EXPECT_TRUE(holds(m, expected(std::vector<u32>(5, k))));
+  EXPECT_TRUE(graph_holds(m, graph_expected(std::vector<u32>(5, k))));
   ctl().destroy_internal(c);
 }
 
 TEST_P(GraphsTest, AFailureInAReplayIsReportedAtWaitAndTheControllerCarriesOn) {
   ctrl::Tile<u32, 2> a({64, 64}, "a");
-  ctrl::Tile<u32, 1> m({n}, "m"), c({n}, ctrl::shape_only, "c");
+  ctrl::Tile<u32, 1> m({graph_n}, "m"), c({graph_n}, ctrl::shape_only, "c");
   a.fill(0);
-  load(m);
+  graph_load(m);
   ctl().attach(a, m);
   ctl().create_internal(c);
   const ctrl::Graph bad = ctl().record([&] {
-    ctl().launch<GraphCopy>(ctrl::Threads(n), c, m);
+    ctl().launch<GraphCopy>(ctrl::Threads(graph_n), c, m);
     ctl().launch<GraphFails>(ctrl::Threads(64, 64), a);
   });
   ctl().replay(bad);
@@ -192,16 +192,16 @@ TEST_P(GraphsTest, AFailureInAReplayIsReportedAtWaitAndTheControllerCarriesOn) {
   const ctrl::Graph step = record_step(m, c, k);
   ctl().replay(step, 3);
   ctl().detach(a, m);
-  EXPECT_TRUE(holds(m, expected(std::vector<u32>(3, k))));
+  EXPECT_TRUE(graph_holds(m, graph_expected(std::vector<u32>(3, k))));
   ctl().destroy_internal(c);
 }
 
 TEST_P(GraphsTest, CheckingModeChecksEveryLaunchOfAReplay) {
   auto checked = another(ctrl::ControllerOptions{.check_out = true});
-  ctrl::Tile<u32, 1> a({n}, "a");
+  ctrl::Tile<u32, 1> a({graph_n}, "a");
   a.fill(0);
   checked->attach(a);
-  const ctrl::Graph g = checked->record([&] { checked->launch<GraphWritesOne>(ctrl::Threads(n), a); });
+  const ctrl::Graph g = checked->record([&] { checked->launch<GraphWritesOne>(ctrl::Threads(graph_n), a); });
   checked->replay(g, 2);
   EXPECT_TRUE(throws_naming<ctrl::KernelError>([&] { checked->wait(); },
                                                {"'graph_writes_one'", "replay #1", "'a'", "unwritten"}));
@@ -210,7 +210,7 @@ TEST_P(GraphsTest, CheckingModeChecksEveryLaunchOfAReplay) {
 
 TEST_P(GraphsTest, AGraphReplaysOnlyOnTheControllerThatRecordedIt) {
   auto other = another();
-  ctrl::Tile<u32, 1> m({n}, "m"), c({n}, ctrl::shape_only, "c");
+  ctrl::Tile<u32, 1> m({graph_n}, "m"), c({graph_n}, ctrl::shape_only, "c");
   ctl().attach(m);
   ctl().create_internal(c);
   const u32 k = 0;
@@ -222,12 +222,12 @@ TEST_P(GraphsTest, AGraphReplaysOnlyOnTheControllerThatRecordedIt) {
 }
 
 TEST_P(GraphsTest, ReplayingWithADetachedOrFreedTileIsAUsageError) {
-  ctrl::Tile<u32, 1> c({n}, ctrl::shape_only, "c");
+  ctrl::Tile<u32, 1> c({graph_n}, ctrl::shape_only, "c");
   ctl().create_internal(c);
   const u32 k = 0;
   ctrl::Graph step;
   {
-    ctrl::Tile<u32, 1> m({n}, "m");
+    ctrl::Tile<u32, 1> m({graph_n}, "m");
     ctl().attach(m);
     step = record_step(m, c, k);
     ctl().detach(m);
@@ -239,8 +239,8 @@ TEST_P(GraphsTest, ReplayingWithADetachedOrFreedTileIsAUsageError) {
 }
 
 TEST_P(GraphsTest, OnlyLaunchesMayBeMadeWhileRecording) {
-  ctrl::Tile<u32, 1> m({n}, "m"), x({n}, "x");
-  load(m);
+  ctrl::Tile<u32, 1> m({graph_n}, "m"), x({graph_n}, "x");
+  graph_load(m);
   ctl().attach(m);
   auto refused = [&](auto&& call, const std::string& what) {
     return throws_naming<ctrl::UsageError>([&] { (void)ctl().record([&] { call(); }); },
@@ -260,7 +260,7 @@ TEST_P(GraphsTest, OnlyLaunchesMayBeMadeWhileRecording) {
   ctl().wait();
   ctl().detach(m, one);
   EXPECT_EQ(one(0), 1U);
-  EXPECT_TRUE(holds(m, start()));
+  EXPECT_TRUE(graph_holds(m, graph_start()));
 }
 
 TEST_P(GraphsTest, EmptyGraphsReplayNothing) {
