@@ -219,9 +219,9 @@ CUDA_BENCH(BM_ReplayJacobi) {
   if (!same) state.SkipWithError("jacobi: the replayed result differs from the unrecorded launches'");
   cudabench::report(state, {"graphs", "jacobi 512x512 x 1000, replayed", "ms", replay * 1e3, hand * 1e3, 1.10, true,
                             "hand-captured CUDA graph of the native kernels"});
-  cudabench::note(fmt::format("jacobi 512x512 x 1000 iterations: hand-captured graph {:.3f} ms, ctrl replay {:.3f} ms, "
+  cudabench::note(fmt::format(fmt::runtime("jacobi 512x512 x 1000 iterations: hand-captured graph {:.3f} ms, ctrl replay {:.3f} ms, "
                               "native kernels on a stream {:.3f} ms, ctrl unrecorded launches {:.3f} ms; replayed "
-                              "result {} the unrecorded launches', {} the hand-captured graph's",
+                              "result {} the unrecorded launches', {} the hand-captured graph's"),
                               hand * 1e3, replay * 1e3, stream * 1e3, unrecorded * 1e3,
                               same ? "identical to" : "DIFFERS from", as_twin ? "identical to" : "differs from"));
   state.counters["hand_graph_ms"] = hand * 1e3;

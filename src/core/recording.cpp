@@ -30,16 +30,17 @@ class Sequence final : public RecordedSequence {
 
 void ControllerCore::refuse_while_recording(const std::string& what) const {
   if (!recording_open_.load(std::memory_order_relaxed)) return;
-  throw UsageError(fmt::format("{} on controller {} while it records a graph: a recording holds launches only, "
-                               "and nothing runs until it is replayed; call it before or after record()",
-                               what, name_));
+  throw UsageError(
+      fmt::format("{} on controller {} while it records a graph: a recording holds launches only, "
+                  "and nothing runs until it is replayed; call it before or after record()",
+                  what, name_));
 }
 
 void ControllerCore::begin_recording() {
   std::lock_guard lock(mutex_);
   if (recording_) {
-    throw UsageError(fmt::format("record on controller {}: it is already recording a graph (recordings do not nest)",
-                                 name_));
+    throw UsageError(
+        fmt::format("record on controller {}: it is already recording a graph (recordings do not nest)", name_));
   }
   recording_ = std::make_unique<GraphState>();
   recording_->controller_id = id_;
@@ -93,10 +94,11 @@ void ControllerCore::replay(const std::shared_ptr<GraphState>& g, std::uint64_t 
   refuse_while_recording("replay of a graph");
   if (!g || times == 0 || g->launches.empty()) return;
   if (g->controller_id != id_) {
-    throw UsageError(fmt::format("replay on controller {} of a graph recorded on controller {}: a graph replays only "
-                                 "on the controller that recorded it (its launches use that controller's tiles); "
-                                 "record it again on this one",
-                                 name_, g->controller_name));
+    throw UsageError(
+        fmt::format("replay on controller {} of a graph recorded on controller {}: a graph replays only "
+                    "on the controller that recorded it (its launches use that controller's tiles); "
+                    "record it again on this one",
+                    name_, g->controller_name));
   }
   const auto live = replay_tiles(*g);
   const bool changed = bring_up_to_date(*g, live);
@@ -127,16 +129,18 @@ std::vector<std::shared_ptr<TileState>> ControllerCore::replay_tiles(const Graph
   for (const RecordedTile& rt : g.tiles) {
     std::shared_ptr<TileState> t = rt.state.lock();
     if (!t) {
-      throw UsageError(fmt::format("replay of a graph on controller {}: tile {} was detached and freed after the graph "
-                                   "was recorded",
-                                   name_, rt.label));
+      throw UsageError(
+          fmt::format("replay of a graph on controller {}: tile {} was detached and freed after the graph "
+                      "was recorded",
+                      name_, rt.label));
     }
     if (t->owner != this) {
-      throw UsageError(fmt::format("replay of a graph on controller {}: tile {} is {} (it was attached when the graph "
-                                   "was recorded); attach it again before replaying",
-                                   name_, rt.label,
-                                   t->owner ? fmt::format("attached to controller {}", t->owner->name())
-                                            : std::string("no longer attached to it")));
+      throw UsageError(
+          fmt::format("replay of a graph on controller {}: tile {} is {} (it was attached when the graph "
+                      "was recorded); attach it again before replaying",
+                      name_, rt.label,
+                      t->owner ? fmt::format("attached to controller {}", t->owner->name())
+                               : std::string("no longer attached to it")));
     }
     live.push_back(std::move(t));
   }
@@ -154,7 +158,8 @@ bool ControllerCore::bring_up_to_date(GraphState& g, const std::vector<std::shar
       changed = true;
     }
   }
-  const bool values = std::any_of(g.bound.begin(), g.bound.end(), [](const LaunchBody* b) { return b->values_changed(); });
+  const bool values =
+      std::any_of(g.bound.begin(), g.bound.end(), [](const LaunchBody* b) { return b->values_changed(); });
   if (values) {
     // A queue thread may still run earlier replays with these bodies: they finish first.
     if (!parts_.queue->runs_inline() && g.last_ticket != 0) parts_.queue->wait(g.last_ticket);
@@ -191,7 +196,8 @@ std::vector<std::vector<ControllerCore::OutCheck>> ControllerCore::replay_checks
   for (std::size_t i = 0; i < g.launches.size(); ++i) {
     const RecordedLaunch& r = g.launches[i];
     uses.clear();
-    for (std::size_t u = r.first_use; u < r.first_use + r.n_uses; ++u) uses.push_back({live[g.uses[u]].get(), g.roles[u]});
+    for (std::size_t u = r.first_use; u < r.first_use + r.n_uses; ++u)
+      uses.push_back({live[g.uses[u]].get(), g.roles[u]});
     checks[i] = out_checks(uses.data(), uses.size());
   }
   return checks;
@@ -233,7 +239,8 @@ void ControllerCore::run_launch_by_launch(const ReplayRun& r) {
       const ReplayPosition at{r.replay_number, i + 1, g.launches.size()};
       try {
         run_launch(*l.body, l.variant, l.space, r.ptrs + l.first_use, {},
-                   r.checks.empty() ? std::span<const OutCheck>() : std::span<const OutCheck>(r.checks[i]), number, &at);
+                   r.checks.empty() ? std::span<const OutCheck>() : std::span<const OutCheck>(r.checks[i]), number,
+                   &at);
       } catch (...) {
         if (!first) first = std::current_exception();
         ++failed;

@@ -36,10 +36,10 @@ struct GraphState {
   std::string controller_name;
   std::vector<RecordedLaunch> launches;
   std::vector<RecordedTile> tiles;
-  std::vector<std::uint32_t> uses;  // per tile argument, launch after launch: its index in tiles
-  std::vector<Role> roles;          // per tile argument: its role
-  std::vector<void*> ptrs;          // per tile argument: the image the last replay used
-  std::vector<LaunchBody*> bound;   // the bodies with ctrl::ref values
+  std::vector<std::uint32_t> uses;   // per tile argument, launch after launch: its index in tiles
+  std::vector<Role> roles;           // per tile argument: its role
+  std::vector<void*> ptrs;           // per tile argument: the image the last replay used
+  std::vector<LaunchBody*> bound;    // the bodies with ctrl::ref values
   std::unique_ptr<ReplayPlan> plan;  // null: replayed launch by launch
   std::uint64_t replays = 0;         // queued so far, for messages
   std::uint64_t last_ticket = 0;     // the queue ticket of the last replay

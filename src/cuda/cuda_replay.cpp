@@ -163,9 +163,9 @@ class CudaReplayPlan final : public ReplayPlan {
       std::throw_with_nested(DeviceError(fmt::format("launch {} of {}, kernel '{}' ({}): {}", i + 1, sequence.size(),
                                                      l.body->kernel_name(), variant_name(l.variant), e.what())));
     } catch (const std::exception& e) {
-      std::throw_with_nested(KernelError(fmt::format("launch {} of {}, kernel '{}' ({}) failed: {}", i + 1,
-                                                     sequence.size(), l.body->kernel_name(), variant_name(l.variant),
-                                                     e.what())));
+      std::throw_with_nested(
+          KernelError(fmt::format("launch {} of {}, kernel '{}' ({}) failed: {}", i + 1, sequence.size(),
+                                  l.body->kernel_name(), variant_name(l.variant), e.what())));
     }
   }
 

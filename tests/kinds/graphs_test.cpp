@@ -68,8 +68,8 @@ void graph_load(ctrl::Tile<u32, 1>& t) {
 ::testing::AssertionResult graph_holds(const ctrl::Tile<u32, 1>& t, const std::vector<u32>& want) {
   for (index_t i = 0; i < graph_n; ++i) {
     if (t(i) != want[static_cast<std::size_t>(i)]) {
-      return ::testing::AssertionFailure() << "element " << i << ": " << t(i) << ", expected "
-                                           << want[static_cast<std::size_t>(i)];
+      return ::testing::AssertionFailure()
+             << "element " << i << ": " << t(i) << ", expected " << want[static_cast<std::size_t>(i)];
     }
   }
   return ::testing::AssertionSuccess();
@@ -87,7 +87,8 @@ class GraphsTest : public ctrl::test::DeviceTest {
 };
 
 TEST_P(GraphsTest, ReplaysGiveTheResultAndTransfersOfTheSameLaunchesMadeOneByOne) {
-  ctrl::Tile<u32, 1> a({graph_n}, "a"), b({graph_n}, "b"), ca({graph_n}, ctrl::shape_only, "ca"), cb({graph_n}, ctrl::shape_only, "cb");
+  ctrl::Tile<u32, 1> a({graph_n}, "a"), b({graph_n}, "b"), ca({graph_n}, ctrl::shape_only, "ca"),
+      cb({graph_n}, ctrl::shape_only, "cb");
   graph_load(a);
   graph_load(b);
   const u32 k = 5;
@@ -215,8 +216,9 @@ TEST_P(GraphsTest, AGraphReplaysOnlyOnTheControllerThatRecordedIt) {
   ctl().create_internal(c);
   const u32 k = 0;
   const ctrl::Graph step = record_step(m, c, k);
-  EXPECT_TRUE(throws_naming<ctrl::UsageError>([&] { other->replay(step); },
-                                              {"replay on controller " + other->name(), "recorded on controller " + ctl().name()}));
+  EXPECT_TRUE(throws_naming<ctrl::UsageError>(
+      [&] { other->replay(step); },
+      {"replay on controller " + other->name(), "recorded on controller " + ctl().name()}));
   ctl().detach(m);
   ctl().destroy_internal(c);
 }
@@ -231,7 +233,8 @@ TEST_P(GraphsTest, ReplayingWithADetachedOrFreedTileIsAUsageError) {
     ctl().attach(m);
     step = record_step(m, c, k);
     ctl().detach(m);
-    EXPECT_TRUE(throws_naming<ctrl::UsageError>([&] { ctl().replay(step); }, {"'m'", ctl().name(), "no longer attached"}));
+    EXPECT_TRUE(
+        throws_naming<ctrl::UsageError>([&] { ctl().replay(step); }, {"'m'", ctl().name(), "no longer attached"}));
   }
   EXPECT_TRUE(throws_naming<ctrl::UsageError>([&] { ctl().replay(step); }, {"'m'", ctl().name(), "freed"}));
   ctl().destroy_internal(c);
