@@ -6,16 +6,14 @@
 
 #include <ctrl/ctrl.hpp>
 
-#include <algorithm>
-
 int main(int argc, char** argv) {
   apps::RecurrenceParams params;
   const apps::Problem problem = apps::recurrence_problem(params);
   return apps::run(problem, apps::Flavor::ctrl, argc, argv, [&](apps::Session& s) {
     const apps::Array& x = s.input("x");
     const auto rows = static_cast<ctrl::index_t>(x.shape[0]), cols = static_cast<ctrl::index_t>(x.shape[1]);
-    ctrl::Tile<float, 2> X({rows, cols}, "x"), Y({rows, cols}, "y");
-    std::copy(x.data.begin(), x.data.end(), X.data());
+    auto X = ctrl::wrap(x.data, {rows, cols}, "x");  // the input as read: nothing copied
+    ctrl::Tile<float, 2> Y({rows, cols}, "y");
     Y.fill(0.0F);  // touch the output's pages outside the timing, as the twin's std::vector does
 
     ctrl::Controller ctl{s.device()};

@@ -1,7 +1,8 @@
 // Bandwidth: matadd and Black-Scholes through ctrl (data resident on the GPU) against a
 // device-to-device copy measured in the same run (bytes read + written); host <-> device
 // transfers through ctrl (tiles the user never pinned) against cudaMemcpyAsync from
-// cudaMallocHost memory; and what page-locking costs once.
+// cudaMallocHost memory; wrapped user memory against an owned tile and pageable copies; and what
+// page-locking costs once.
 #include "bench_support.hpp"
 
 #include "blackscholes/blackscholes_kernels.hpp"
@@ -16,6 +17,7 @@
 #include <new>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -227,6 +229,77 @@ CUDA_BENCH(BM_DeviceToHost) {
                             "cudaMemcpyAsync to cudaMallocHost"});
 }
 BENCHMARK(BM_DeviceToHost)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+
+// Wrapped memory (ctrl::wrap) side by side with an owned tile and with pageable copies, in one
+// run: a std::vector the user filled, wrapped (ctrl registers its pages at the first attach), an
+// owned tile (ctrl pins it the same way), and cudaMemcpyAsync from the same kind of vector left
+// pageable (what the wrapped vector would get unregistered). Each way: the median of 8 after 2.
+
+// Seconds of one host-to-device (an In launch brings the tile in) and one device-to-host transfer
+// (an Out launch, then detach takes it home) of a tile through a controller.
+template <class Tile>
+std::pair<double, double> ctrl_transfer_seconds(ctrl::Controller& gpu, Tile& t) {
+  std::vector<double> in, out;
+  for (int i = 0; i < 10; ++i) {
+    gpu.attach(t);
+    const double s = cudabench::seconds([&] {
+      gpu.launch<Read>(ctrl::Threads(0), t);
+      gpu.wait();
+    });
+    gpu.launch<Write>(ctrl::Threads(0), t);
+    gpu.wait();
+    const double o = cudabench::seconds([&] { gpu.detach(t); });
+    if (i >= 2) {
+      in.push_back(s);
+      out.push_back(o);
+    }
+  }
+  return {median(in), median(out)};
+}
+
+CUDA_BENCH(BM_WrappedTransfers) {
+  BENCH_REQUIRE_GPU(state);
+  const std::size_t n = transfer_bytes / 4;
+  std::vector<float> user(n), plain(n);
+  cudabench::fill(user.data(), n, 12, 0, 1);
+  cudabench::fill(plain.data(), n, 13, 0, 1);
+  ctrl::Tile<float, 1> owned({static_cast<ctrl::index_t>(n)}, "owned");
+  cudabench::fill(owned.data(), n, 14, 0, 1);
+  ctrl::Tile<float, 1> wrapped = ctrl::wrap(user, "wrapped");
+  ctrl::Controller gpu{ctrl::cuda(0)};
+  std::pair<double, double> w{}, o{};
+  double ph = 0, pd = 0;
+  for (auto _ : state) {
+    w = ctrl_transfer_seconds(gpu, wrapped);
+    o = ctrl_transfer_seconds(gpu, owned);
+    cudabench::DeviceArray<char> d(transfer_bytes);
+    ph = cudabench::median_event_seconds(10, 2, [&] {
+      BENCH_CUDA(cudaMemcpyAsync(d.p, plain.data(), transfer_bytes, cudaMemcpyHostToDevice));
+    });
+    pd = cudabench::median_event_seconds(10, 2, [&] {
+      BENCH_CUDA(cudaMemcpyAsync(plain.data(), d.p, transfer_bytes, cudaMemcpyDeviceToHost));
+    });
+    state.SetIterationTime(w.first + w.second);
+  }
+  auto gbps = [](double s) { return static_cast<double>(transfer_bytes) / s / 1e9; };
+  state.counters["wrapped_h2d_GBps"] = gbps(w.first);
+  state.counters["wrapped_d2h_GBps"] = gbps(w.second);
+  state.counters["owned_h2d_GBps"] = gbps(o.first);
+  state.counters["owned_d2h_GBps"] = gbps(o.second);
+  state.counters["pageable_h2d_GBps"] = gbps(ph);
+  state.counters["pageable_d2h_GBps"] = gbps(pd);
+  cudabench::report(state, {"transfers", "host to device, wrapped std::vector (1 GiB)", "GB/s", gbps(w.first),
+                            gbps(o.first), 0.95, false, "owned tile, same run"});
+  cudabench::report(state, {"transfers", "device to host, wrapped std::vector (1 GiB)", "GB/s", gbps(w.second),
+                            gbps(o.second), 0.95, false, "owned tile, same run"});
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "1 GiB transfers, GB/s (host to device / device to host): wrapped std::vector %.1f / %.1f, owned "
+                "tile %.1f / %.1f, pageable cudaMemcpyAsync %.1f / %.1f",
+                gbps(w.first), gbps(w.second), gbps(o.first), gbps(o.second), gbps(ph), gbps(pd));
+  cudabench::note(line);
+}
+BENCHMARK(BM_WrappedTransfers)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 
 // What the first attach of a tile pays once: cudaHostRegister + cudaHostUnregister of 1 GiB of
 // touched pageable memory; and pageable copies, for scale.

@@ -149,6 +149,202 @@ CUDA_BENCH(BM_CoarseningJacobiUpdate) {
                             ctrl::InOut<float, 2>(m.p, ext), ctrl::In<float, 2>(copy.p, ext));
 }
 
+// ---- vector-wide runs against hand-written kernels (issue 15) ------------------------------------
+//
+// Side by side in one process, on the same device arrays: the controller's launch path with the
+// table's geometry ("ctrl": vector runs where the table picks them), a hand-written grid-stride
+// kernel with float4 loads and stores ("float4"), and the same with one float per thread and
+// iteration ("scalar"). Goal: ctrl >= 0.95 of float4 for matadd and Jacobi's copy and update;
+// Black-Scholes reported against both (it keeps one item per thread: no slower than before).
+
+float4* f4(float* p) { return reinterpret_cast<float4*>(p); }
+const float4* cf4(float* p) { return reinterpret_cast<const float4*>(p); }
+const float* cp(float* p) { return p; }
+
+// One wave of resident 256-thread blocks, as the table's striding grids.
+unsigned hand_grid() {
+  const cd::DeviceLimits lim = cudabench::device_limits();
+  return lim.multiprocessors * (lim.threads_per_multiprocessor / 256);
+}
+
+__global__ void hand_add4(float4* __restrict__ c, const float4* __restrict__ a, const float4* __restrict__ b,
+                          ctrl::index_t n4) {
+  for (ctrl::index_t i = blockIdx.x * ctrl::index_t{blockDim.x} + threadIdx.x; i < n4;
+       i += ctrl::index_t{gridDim.x} * blockDim.x) {
+    const float4 x = a[i], y = b[i];
+    c[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+  }
+}
+__global__ void hand_add1(float* __restrict__ c, const float* __restrict__ a, const float* __restrict__ b,
+                          ctrl::index_t n) {
+  for (ctrl::index_t i = blockIdx.x * ctrl::index_t{blockDim.x} + threadIdx.x; i < n;
+       i += ctrl::index_t{gridDim.x} * blockDim.x)
+    c[i] = a[i] + b[i];
+}
+__global__ void hand_copy4(float4* __restrict__ d, const float4* __restrict__ s, ctrl::index_t n4) {
+  for (ctrl::index_t i = blockIdx.x * ctrl::index_t{blockDim.x} + threadIdx.x; i < n4;
+       i += ctrl::index_t{gridDim.x} * blockDim.x)
+    d[i] = s[i];
+}
+__global__ void hand_copy1(float* __restrict__ d, const float* __restrict__ s, ctrl::index_t n) {
+  for (ctrl::index_t i = blockIdx.x * ctrl::index_t{blockDim.x} + threadIdx.x; i < n;
+       i += ctrl::index_t{gridDim.x} * blockDim.x)
+    d[i] = s[i];
+}
+// Jacobi's update of an n x n matrix (n a multiple of 4): a thread takes 4 aligned columns of a row,
+// float4 loads of the rows above, below and its own, scalar loads of the two outside neighbours,
+// and writes the interior ones (float4 where all 4 are).
+__global__ void hand_jacobi4(float* __restrict__ m, const float* __restrict__ c, ctrl::index_t n) {
+  const ctrl::index_t q = n / 4, total = (n - 2) * q;
+  for (ctrl::index_t t = blockIdx.x * ctrl::index_t{blockDim.x} + threadIdx.x; t < total;
+       t += ctrl::index_t{gridDim.x} * blockDim.x) {
+    const ctrl::index_t row = 1 + t / q, col = (t % q) * 4;
+    const float* r = c + row * n + col;
+    const float4 up = *reinterpret_cast<const float4*>(r - n), down = *reinterpret_cast<const float4*>(r + n);
+    const float4 mid = *reinterpret_cast<const float4*>(r);
+    const float left = col > 0 ? r[-1] : 0.0F, right = col + 4 < n ? r[4] : 0.0F;
+    const float4 o = make_float4((up.x + down.x + left + mid.y) * 0.25F, (up.y + down.y + mid.x + mid.z) * 0.25F,
+                                 (up.z + down.z + mid.y + mid.w) * 0.25F, (up.w + down.w + mid.z + right) * 0.25F);
+    float* w = m + row * n + col;
+    if (col > 0 && col + 4 < n) {
+      *reinterpret_cast<float4*>(w) = o;
+    } else {
+      if (col > 0) w[0] = o.x;
+      w[1] = o.y, w[2] = o.z;
+      if (col + 4 < n) w[3] = o.w;
+    }
+  }
+}
+__global__ void hand_jacobi1(float* __restrict__ m, const float* __restrict__ c, ctrl::index_t n) {
+  const ctrl::index_t w = n - 2, total = w * w;
+  for (ctrl::index_t t = blockIdx.x * ctrl::index_t{blockDim.x} + threadIdx.x; t < total;
+       t += ctrl::index_t{gridDim.x} * blockDim.x) {
+    const ctrl::index_t row = 1 + t / w, col = 1 + t % w;
+    m[row * n + col] =
+        (c[(row + 1) * n + col] + c[(row - 1) * n + col] + c[row * n + col + 1] + c[row * n + col - 1]) * 0.25F;
+  }
+}
+__global__ void hand_bs4(float4* __restrict__ call, float4* __restrict__ put, const float4* __restrict__ price,
+                         const float4* __restrict__ strike, const float4* __restrict__ years, ctrl::index_t n4) {
+  for (ctrl::index_t i = blockIdx.x * ctrl::index_t{blockDim.x} + threadIdx.x; i < n4;
+       i += ctrl::index_t{gridDim.x} * blockDim.x) {
+    const float4 s = price[i], x = strike[i], y = years[i];
+    float4 c, p;
+    apps::bs::price(c.x, p.x, s.x, x.x, y.x, 0.02F, 0.30F);
+    apps::bs::price(c.y, p.y, s.y, x.y, y.y, 0.02F, 0.30F);
+    apps::bs::price(c.z, p.z, s.z, x.z, y.z, 0.02F, 0.30F);
+    apps::bs::price(c.w, p.w, s.w, x.w, y.w, 0.02F, 0.30F);
+    call[i] = c;
+    put[i] = p;
+  }
+}
+__global__ void hand_bs1(float* __restrict__ call, float* __restrict__ put, const float* __restrict__ price,
+                         const float* __restrict__ strike, const float* __restrict__ years, ctrl::index_t n) {
+  for (ctrl::index_t i = blockIdx.x * ctrl::index_t{blockDim.x} + threadIdx.x; i < n;
+       i += ctrl::index_t{gridDim.x} * blockDim.x)
+    apps::bs::price(call[i], put[i], price[i], strike[i], years[i], 0.02F, 0.30F);
+}
+
+// Times ctrl's launch of K (the table's geometry) and the two hand-written launches, interleaved
+// rounds of each; reports GB/s (`bytes` per launch) and the goal ctrl / float4 >= `goal`.
+template <class K, class F4, class F1, class... P>
+void versus_hand(benchmark::State& state, const std::string& what, const ctrl::Threads& space, double bytes,
+                 double goal, const F4& float4_launch, const F1& scalar_launch, const P&... params) {
+  cudabench::StreamContext ctx;
+  const auto g = cd::geometry_for(ctrl::detail::traits_of<K>(), space, cudabench::device_limits());
+  auto ctrl_launch = [&] { return cd::launch<K>(ctrl::Variant::generic, ctx, g, space, K{}, params...); };
+  const bool vector = cd::takes_vector_runs<K>(g, params...);
+  std::vector<double> t[3];
+  for (auto _ : state) {
+    for (int round = 0; round < 3; ++round) {
+      t[0].push_back(launch_ms(ctx.stream(), ctrl_launch));
+      t[1].push_back(launch_ms(ctx.stream(), [&] { return float4_launch(ctx.stream()); }));
+      t[2].push_back(launch_ms(ctx.stream(), [&] { return scalar_launch(ctx.stream()); }));
+    }
+    state.SetIterationTime(cudabench::median(t[0]) * 1e-3);
+  }
+  double gbps[3];
+  for (int i = 0; i < 3; ++i) gbps[i] = bytes / (cudabench::median(t[i]) * 1e-3) / 1e9;
+  state.counters["ctrl_GBps"] = gbps[0];
+  state.counters["float4_GBps"] = gbps[1];
+  state.counters["scalar_GBps"] = gbps[2];
+  state.counters["vector_runs"] = vector ? 1 : 0;
+  const std::string how = vector ? "vector runs" : strf("%u items", g.items);
+  const std::string line = strf("vector %s: ctrl %.0f GB/s (%s), hand-written float4 %.0f GB/s, scalar %.0f GB/s, "
+                                "D2D copy %.0f GB/s; ctrl / float4 %.3f",
+                                what.c_str(), gbps[0], how.c_str(), gbps[1], gbps[2], cudabench::d2d_bandwidth() / 1e9,
+                                gbps[0] / gbps[1]);
+  std::printf("%s\n", line.c_str());
+  cudabench::note(line);
+  cudabench::report(state, {"vector", what + (vector ? ", vector runs" : ", no vector runs"), "GB/s", gbps[0], gbps[1],
+                            goal, false, "hand-written float4 kernel"});
+}
+
+// A hand-written kernel's launch on one wave of 256-thread blocks, as versus_hand takes it.
+template <class... KA, class... A>
+auto hand(void (*kernel)(KA...), A... a) {
+  const unsigned grid = hand_grid();
+  return [=](cudaStream_t s) {
+    kernel<<<grid, 256, 0, s>>>(a...);
+    return cudaGetLastError();
+  };
+}
+
+CUDA_BENCH(BM_VectorMatAdd) {
+  BENCH_REQUIRE_GPU(state);
+  const ctrl::index_t n = 16384;  // 2^28 floats
+  cudabench::DeviceArray<float> a(n * n), b(n * n), c(n * n);
+  BENCH_CUDA(cudaMemset(a.p, 0x3f, a.n * 4));
+  BENCH_CUDA(cudaMemset(b.p, 0x3e, b.n * 4));
+  const ctrl::index_t ext[2] = {n, n};
+  versus_hand<apps::MatAdd>(state, "matadd 2^28 floats", ctrl::Threads(n, n), 3.0 * 4 * n * n, 0.95,
+                            hand(&hand_add4, f4(c.p), cf4(a.p), cf4(b.p), n * n / 4),
+                            hand(&hand_add1, c.p, cp(a.p), cp(b.p), n * n), ctrl::Out<float, 2>(c.p, ext),
+                            ctrl::In<float, 2>(a.p, ext), ctrl::In<float, 2>(b.p, ext));
+}
+
+CUDA_BENCH(BM_VectorJacobiCopy) {
+  BENCH_REQUIRE_GPU(state);
+  const ctrl::index_t n = 4096;
+  cudabench::DeviceArray<float> m(n * n), copy(n * n);
+  BENCH_CUDA(cudaMemset(m.p, 0x3f, m.n * 4));
+  const ctrl::index_t ext[2] = {n, n};
+  versus_hand<apps::JacobiCopy>(state, "jacobi copy 4096^2", ctrl::Threads(n, n), 2.0 * 4 * n * n, 0.95,
+                                hand(&hand_copy4, f4(copy.p), cf4(m.p), n * n / 4),
+                                hand(&hand_copy1, copy.p, cp(m.p), n * n), ctrl::Out<float, 2>(copy.p, ext),
+                                ctrl::In<float, 2>(m.p, ext));
+}
+
+CUDA_BENCH(BM_VectorJacobiUpdate) {
+  BENCH_REQUIRE_GPU(state);
+  const ctrl::index_t n = 4096;
+  cudabench::DeviceArray<float> m(n * n), copy(n * n);
+  BENCH_CUDA(cudaMemset(copy.p, 0x3f, copy.n * 4));
+  const ctrl::index_t ext[2] = {n, n};
+  versus_hand<apps::JacobiUpdate>(state, "jacobi update 4096^2", ctrl::Threads(n - 2, n - 2), 2.0 * 4 * n * n, 0.95,
+                                  hand(&hand_jacobi4, m.p, cp(copy.p), n), hand(&hand_jacobi1, m.p, cp(copy.p), n),
+                                  ctrl::InOut<float, 2>(m.p, ext), ctrl::In<float, 2>(copy.p, ext));
+}
+
+CUDA_BENCH(BM_VectorBlackScholes) {
+  BENCH_REQUIRE_GPU(state);
+  const ctrl::index_t n = ctrl::index_t{1} << 27;
+  cudabench::BlackScholesArrays bs(static_cast<std::size_t>(n));
+  const ctrl::index_t ext[1] = {n};
+  // No goal against float4 (its math dominates); the row shows whether the generic kernel keeps up.
+  versus_hand<apps::BlackScholes>(
+      state, "Black-Scholes 2^27", ctrl::Threads(n), 5.0 * 4 * n, 0.0,
+      hand(&hand_bs4, f4(bs.call.p), f4(bs.put.p), cf4(bs.price.p), cf4(bs.strike.p), cf4(bs.years.p), n / 4),
+      hand(&hand_bs1, bs.call.p, bs.put.p, cp(bs.price.p), cp(bs.strike.p), cp(bs.years.p), n),
+      ctrl::Out<float>(bs.call.p, ext), ctrl::Out<float>(bs.put.p, ext), ctrl::In<float>(bs.price.p, ext),
+      ctrl::In<float>(bs.strike.p, ext), ctrl::In<float>(bs.years.p, ext), 0.02F, 0.30F);
+}
+
+BENCHMARK(BM_VectorMatAdd)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_VectorJacobiCopy)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_VectorJacobiUpdate)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_VectorBlackScholes)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+
 BENCHMARK(BM_CoarseningMatAdd)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CoarseningBlackScholes)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CoarseningJacobiCopy)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);

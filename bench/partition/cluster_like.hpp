@@ -62,15 +62,19 @@ inline std::vector<std::size_t> cluster_order(int p) {
 
 // The profile of the first p processors of the cluster, m sizes (1..m) each. A processor's
 // profile does not depend on p, so the platforms of different p are prefixes of one another.
-inline Profile cluster_like(const Measured& measured, int p, int m, unsigned seed = 7) {
+// With `shared`, the processors of one kind share one profile (the profile measured once per
+// node kind): no jitter between boards, one offset per kind, so five processor classes.
+inline Profile cluster_like(const Measured& measured, int p, int m, unsigned seed = 7, bool shared = false) {
   const std::vector<std::size_t> order = cluster_order(p);
   const std::size_t points = measured.tau.size();
   std::vector<ProcessorProfile> procs;
   for (int i = 0; i < p; ++i) {
-    std::mt19937_64 rng(seed * 1'000'003ull + static_cast<unsigned long long>(i));
+    const std::size_t k = order[static_cast<std::size_t>(i)];
+    std::mt19937_64 rng(seed * 1'000'003ull + (shared ? 1'000'000'000ull + k : static_cast<unsigned long long>(i)));
     std::uniform_real_distribution<double> u(0.0, 1.0);
-    const ProcessorKind& kind = cluster_kinds[order[static_cast<std::size_t>(i)]];
-    const double slow = kind.slowness * (0.96 + 0.08 * u(rng)), cost = kind.cost * (0.96 + 0.08 * u(rng));
+    const ProcessorKind& kind = cluster_kinds[k];
+    const double jitter_t = 0.96 + 0.08 * u(rng), jitter_e = 0.96 + 0.08 * u(rng);
+    const double slow = kind.slowness * (shared ? 1.0 : jitter_t), cost = kind.cost * (shared ? 1.0 : jitter_e);
     const auto offset = static_cast<std::size_t>(u(rng) * static_cast<double>(points));
     std::vector<ProfilePoint> pts;
     for (int x = 1; x <= m; ++x) {

@@ -13,3 +13,4 @@
 #include <ctrl/tile.hpp>
 #include <ctrl/traits.hpp>
 #include <ctrl/view.hpp>
+#include <ctrl/wrap.hpp>

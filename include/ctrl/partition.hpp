@@ -3,7 +3,9 @@
 // brute-force reference. See docs/partition.md.
 #pragma once
 #include <ctrl/partition/analysis.hpp>
+#include <ctrl/partition/approximate.hpp>
 #include <ctrl/partition/brute_force.hpp>
+#include <ctrl/partition/classes.hpp>
 #include <ctrl/partition/front.hpp>
 #include <ctrl/partition/hepopta_paper.hpp>
 #include <ctrl/partition/hpopta.hpp>

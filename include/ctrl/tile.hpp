@@ -1,5 +1,7 @@
 // Tile: an n-D (1–4) row-major array of trivially copyable elements. A tile is host-allocated,
-// or declared by shape only (for internal tiles that live in one controller's memory). Host code
+// wraps memory the user already has (ctrl::wrap, <ctrl/wrap.hpp>: a Tile<const T, N> when that
+// memory is const, which kernels may take only as In), or is declared by shape only (for
+// internal tiles that live in one controller's memory). Host code
 // and kernels read elements with the same expression: A(i, j). Copies of a Tile are handles to the
 // same array; rows(b, e) is a row-block sub-tile that shares its storage.
 #pragma once
@@ -22,8 +24,8 @@ inline constexpr shape_only_t shape_only{};
 template <class T, std::size_t N>
 class Tile {
   static_assert(N >= 1 && N <= max_tile_rank, "ctrl tiles have 1 to 4 dimensions");
-  static_assert(std::is_trivially_copyable_v<T> && !std::is_const_v<T>,
-                "ctrl tiles hold non-const, trivially copyable elements");
+  static_assert(std::is_trivially_copyable_v<std::remove_const_t<T>> && !std::is_volatile_v<T>,
+                "ctrl tiles hold trivially copyable elements");
 
  public:
   using element_type = T;
@@ -31,7 +33,9 @@ class Tile {
 
   // A host-allocated tile (contents uninitialised).
   explicit Tile(const index_t (&ext)[N], std::string name = {})
-      : Tile(detail::make_tile_state(sizeof(T), N, ext, std::move(name), true)) {}
+      : Tile(detail::make_tile_state(sizeof(T), N, ext, std::move(name), true)) {
+    static_assert(!std::is_const_v<T>, "a tile of const elements wraps const memory the user has (ctrl::wrap)");
+  }
   // A tile declared by shape only: no host memory; a controller can create it as internal.
   Tile(const index_t (&ext)[N], shape_only_t, std::string name = {})
       : Tile(detail::make_tile_state(sizeof(T), N, ext, std::move(name), false)) {}
@@ -44,7 +48,18 @@ class Tile {
   View<T, N> view() const { return view_; }
   T* data() const { return view_.data(); }
   std::span<T> elements() const { return {view_.data(), allocated() ? size() : 0}; }
-  bool allocated() const { return view_.data() != nullptr; }
+  // Whether the tile has host memory: ctrl's, or the user's it wraps.
+  bool allocated() const { return state_->storage != nullptr; }
+  // Whether the host memory is the user's (ctrl::wrap): ctrl never frees it.
+  bool wrapped() const { return allocated() && !state_->storage->owned; }
+  // What vector-wide code may assume of the host memory (and of the image on shared-memory
+  // kinds, which is the same memory): the largest power of two up to 64 that divides its
+  // address, and whether the bytes after it up to the next multiple of 64 may be read. Memory
+  // ctrl allocates is 64-byte aligned and padded (a row block starts where its rows do);
+  // wrapped memory is aligned as its element type requires and ends where the user's does.
+  // (A GPU's image is the kind's own allocation; its vector runs check each pointer at launch.)
+  std::size_t alignment() const { return state_->host_alignment(); }
+  bool padded() const { return state_->host_padded(); }
 
   index_t extent(std::size_t d) const { return state_->ext[d]; }
   std::size_t size() const { return state_->elements(); }
@@ -59,6 +74,8 @@ class Tile {
     for (T& e : elements()) e = v;
   }
 
+  // Internal: a handle on a state made by detail::make_*_state (ctrl::wrap).
+  static Tile from_state(std::shared_ptr<detail::TileState> s) { return Tile(std::move(s)); }
   // Internal: the shared state, for controllers.
   detail::TileState& state() const { return *state_; }
   const std::shared_ptr<detail::TileState>& state_ptr() const { return state_; }

@@ -59,6 +59,7 @@ void ControllerCore::attach(const std::shared_ptr<TileState>& t) {
                                  "shape only); use create_internal",
                                  t->label(), name_));
   }
+  check_not_moved(*t, fmt::format("attach of tile {} to controller {}", t->label(), name_));
   {
     std::lock_guard range_lock(t->storage->mutex);
     const std::size_t begin = t->offset, end = t->offset + t->bytes();
@@ -113,6 +114,7 @@ void ControllerCore::forget(const TileState& t) {
 
 void ControllerCore::detach(const std::vector<std::shared_ptr<TileState>>& tiles) {
   std::uint64_t ticket = 0;
+  std::vector<std::string> moved;
   {
     std::lock_guard lock(mutex_);
     if (!tiles.empty()) refuse_while_recording(fmt::format("detach of tile {}", tiles.front()->label()));
@@ -139,10 +141,14 @@ void ControllerCore::detach(const std::vector<std::shared_ptr<TileState>>& tiles
       }
     }
     for (const auto& t : tiles) {
+      // A wrapped container that moved while attached: its old memory may be gone, so nothing is
+      // copied there; the tile is detached all the same and the error said after.
+      std::string why = t->storage->moved();
+      if (!why.empty()) moved.push_back(fmt::format("tile {}: {}", t->label(), why));
       if (!shared_) {
         MemorySpace* mem = parts_.memory.get();
         Copy c{t->image, t->host(), t->bytes()};
-        const bool back = !t->host_valid;
+        const bool back = !t->host_valid && why.empty();
         if (back) {
           stats_.bytes_out += c.bytes;
           ++stats_.copies_out;
@@ -161,6 +167,7 @@ void ControllerCore::detach(const std::vector<std::shared_ptr<TileState>>& tiles
     std::lock_guard lock(mutex_);
     for (const auto& t : tiles) {
       if (!shared_) parts_.memory->tile_detached(*t);
+      if (!moved.empty() && !t->storage->moved().empty()) t->storage->unprepare();  // its old memory
       unregister_range(*t);
       t->owner = nullptr;
       t->image = nullptr;
@@ -170,6 +177,17 @@ void ControllerCore::detach(const std::vector<std::shared_ptr<TileState>>& tiles
     }
   }
   raise_pending_error();
+  if (!moved.empty()) report_moved(moved);
+}
+
+// The detach's tiles whose wrapped containers moved while attached (their data on the device is
+// lost; on a shared-memory kind the kernels wrote to memory the container had left).
+void ControllerCore::report_moved(const std::vector<std::string>& moved) const {
+  std::string list;
+  for (const std::string& m : moved) list += (list.empty() ? "" : "; ") + m;
+  throw UsageError(fmt::format("detach from controller {}: {}; a wrapped container must keep its elements in "
+                               "place while attached (nothing was copied into its old memory)",
+                               name_, list));
 }
 
 void ControllerCore::update_rows(const std::shared_ptr<TileState>& t, index_t begin, index_t end, bool to_host) {

@@ -70,6 +70,7 @@ class ControllerCore {
   void check_owned(const TileState& t, const char* what, const char* kernel) const;
   void forget(const TileState& t);
   void raise_pending_error();
+  [[noreturn]] void report_moved(const std::vector<std::string>& moved) const;
   void unregister_range(TileState& t);
   // recording.cpp
   void refuse_while_recording(const std::string& what) const;

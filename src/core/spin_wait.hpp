@@ -29,18 +29,25 @@ class SpinWait {
   static constexpr int default_spins = 4000;
 
   // Waits until pred() holds. pred must read the state with sequentially consistent atomics, and
-  // the notifier must store it the same way before calling notify().
-  template <class Pred>
-  void wait(Pred pred, int spins = default_spins) {
+  // the notifier must store it the same way before calling notify(). before_sleep() runs once,
+  // when spinning is over and the waiter is about to park (a pool helper stops watching its
+  // queue there: thread_queue.hpp).
+  template <class Pred, class BeforeSleep>
+  void wait(Pred pred, BeforeSleep before_sleep, int spins = default_spins) {
     for (int i = 0; i < spins; ++i) {
       if (pred()) return;
       if (i % yield_every == yield_every - 1) std::this_thread::yield();
       else cpu_relax();
     }
+    before_sleep();
     std::unique_lock lock(mutex_);
     sleepers_.fetch_add(1);
     while (!pred()) cv_.wait(lock);
     sleepers_.fetch_sub(1);
+  }
+  template <class Pred>
+  void wait(Pred pred) {
+    wait(pred, [] {});
   }
 
   void notify() {

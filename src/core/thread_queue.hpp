@@ -1,37 +1,90 @@
 // A queue with a dedicated thread: the host returns from submit() at once and the thread runs
 // the tasks in order. Used by kinds whose execution needs a host thread (CPU cores, offload).
+//
+// The fast path of a synchronous launch (docs/model.md, "Launch cost on CPU cores"): a task
+// submitted to an idle queue is not handed to the queue thread at once when a waiter may run it
+// and a watcher (an idle worker of the kind's pool, which spins anyway) will hand it over if no
+// waiter comes within Handoff::grace. wait() then runs it on the waiting thread: no thread
+// crossing, no wake-up. One thread at a time runs tasks (the runner), in ticket order, so launch
+// order and error reporting are those of the queue thread.
 #pragma once
 #include "device.hpp"
 #include "spin_wait.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <thread>
 
 namespace ctrl::detail {
 
+// The state that a queue's waiters, its thread and its watchers share. Held by shared_ptr: a
+// watcher (a pool helper) may poll it for a few spins after the queue is gone.
+class Handoff {
+ public:
+  // How long a task submitted to an idle queue is left for a waiter to run before a watcher hands
+  // it to the queue thread: longer than a host takes from launch() to wait(), short next to a
+  // kernel worth running asynchronously.
+  static constexpr std::chrono::nanoseconds grace{5000};
+
+  // A watcher is a thread that spins idle next to the queue (a CPU kind's first pool helper).
+  // watch() says it spins; unwatch() says it is about to sleep (or stop), and hands over what is
+  // left. It does not unwatch while it works: it works only for a runner, and a runner hands over
+  // what is left when it stops. poll(), called now and then while spinning (by any helper),
+  // hands over a task left longer than grace. Only stores and loads: the watcher's idle spells
+  // add no read-modify-write to a launch.
+  void watch() {
+    if (!watched_.load(std::memory_order_relaxed)) watched_.store(true);
+  }
+  void unwatch();
+  void poll();
+
+ private:
+  friend class ThreadQueue;
+  bool unhanded() const;
+  void hand_over();  // the queue thread runs every task submitted so far
+
+  // One cache line per writer: the submitter, the runner, the rest (rarely written). Watchers
+  // only read them, and only now and then.
+  alignas(64) std::atomic<std::uint64_t> submitted_{0};
+  std::atomic<std::int64_t> deferred_at_{0};  // steady-clock ns of the last submission
+  alignas(64) std::atomic<std::uint64_t> completed_{0};
+  std::atomic<bool> running_{false};                  // a runner (the queue thread or a waiter) holds the tasks
+  alignas(64) std::atomic<std::uint64_t> handed_{0};  // tasks the queue thread runs without waiting for a waiter
+  std::atomic<bool> watched_{false};
+  std::atomic<bool> stopping_{false};
+  SpinWait work_;  // the queue thread waits for handed tasks
+  SpinWait done_;  // hosts wait for completion, or for the runner's place
+};
+
 class ThreadQueue final : public Queue {
  public:
-  ThreadQueue() = default;
+  // Without a waiter_may_run test, every task goes to the queue thread.
+  ThreadQueue() : ThreadQueue(std::make_shared<Handoff>(), {}) {}
+  // waiter_may_run: whether the calling thread may run tasks itself (it becomes the kind's first
+  // worker); a watcher of `handoff` makes a waiter's run possible (see the top of this file).
+  ThreadQueue(std::shared_ptr<Handoff> handoff, std::function<bool()> waiter_may_run)
+      : h_(std::move(handoff)), waiter_may_run_(std::move(waiter_may_run)) {}
   ~ThreadQueue() override;  // runs what is queued, then joins
 
   void start(std::function<void()> on_thread_start) override;
   std::uint64_t submit(Task task) override;
-  std::uint64_t last_ticket() const override { return submitted_.load(); }
+  std::uint64_t last_ticket() const override { return h_->submitted_.load(); }
   void wait(std::uint64_t ticket) override;
   std::exception_ptr take_error(std::uint64_t& failures) override;
 
  private:
   void loop(const std::function<void()>& on_thread_start);
+  bool try_become_runner();
+  void stop_running();
+  void run_next();  // the runner runs the oldest task
 
+  std::shared_ptr<Handoff> h_;
+  std::function<bool()> waiter_may_run_;
   std::mutex tasks_mutex_;
   std::deque<Task> tasks_;
-  std::atomic<std::uint64_t> submitted_{0};
-  std::atomic<std::uint64_t> completed_{0};
-  std::atomic<bool> stopping_{false};
-  SpinWait work_;  // the queue thread waits for tasks
-  SpinWait done_;  // hosts wait for completion
 
   std::mutex error_mutex_;
   std::exception_ptr error_;

@@ -4,24 +4,64 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <new>
 
 namespace ctrl::detail {
 
-namespace {
-constexpr std::size_t tile_alignment = 64;  // a cache line; also what vector loads like
-}
-
 TileStorage::TileStorage(std::size_t n) : bytes(n) {
-  const std::size_t rounded = (n + tile_alignment - 1) / tile_alignment * tile_alignment;
-  data = std::aligned_alloc(tile_alignment, rounded == 0 ? tile_alignment : rounded);
+  const std::size_t rounded = (n + storage_alignment - 1) / storage_alignment * storage_alignment;
+  data = std::aligned_alloc(storage_alignment, rounded == 0 ? storage_alignment : rounded);
   if (!data) throw std::bad_alloc();
 }
 
+TileStorage::TileStorage(void* user, std::size_t n, bool ro, Located (*loc)(const void*), const void* c)
+    : data(user), bytes(n), owned(false), read_only(ro), locate(loc), container(c) {}
+
 TileStorage::~TileStorage() {
-  for (const Prepared& p : prepared) p.undo(p.begin, p.bytes);
-  std::free(data);
+  unprepare();
+  if (owned) std::free(data);  // the user's memory stays the user's
+}
+
+void TileStorage::unprepare() {
+  std::vector<Prepared> undo;
+  {
+    std::lock_guard lock(mutex);
+    undo.swap(prepared);
+  }
+  for (const Prepared& p : undo) p.undo(p.begin, p.bytes);
+}
+
+std::string TileStorage::moved() const {
+  if (!locate) return {};
+  const Located now = locate(container);
+  if (now.data == data && now.bytes == bytes) return {};
+  if (now.data != data) {
+    return fmt::format(
+        "its elements moved from {} to {} (the container reallocated: grown, shrunk to fit, "
+        "assigned or destroyed)",
+        data, now.data);
+  }
+  return fmt::format("it now holds {} bytes, not the {} wrapped (the container was resized)", now.bytes, bytes);
+}
+
+std::size_t TileState::host_alignment() const {
+  const auto at = reinterpret_cast<std::uintptr_t>(host());
+  std::size_t a = storage_alignment;
+  while (a > 1 && at % a != 0) a /= 2;
+  return a;
+}
+
+void check_not_moved(const TileState& t, const std::string& what) {
+  if (!t.storage) return;
+  const std::string why = t.storage->moved();
+  if (why.empty()) return;
+  t.storage->unprepare();  // the memory it left may be freed or reused: it must not stay registered
+  throw UsageError(
+      fmt::format("{}: the tile wraps a container and {}; a wrapped container must keep its "
+                  "elements in place while the tile is in use (wrap it again after resizing)",
+                  what, why));
 }
 
 std::uint64_t next_tile_id() {
@@ -41,8 +81,12 @@ std::string TileState::label() const {
   return fmt::format("'{}' ({}, {}-byte elements)", name, shape_str(), elem_size);
 }
 
-std::shared_ptr<TileState> make_tile_state(std::size_t elem_size, std::size_t rank, const index_t* ext,
-                                           std::string name, bool allocate) {
+namespace {
+
+// A state of this shape with no storage yet, and its byte count (checked: a count that wraps
+// would give a small buffer for a big shape).
+std::shared_ptr<TileState> shaped_state(std::size_t elem_size, std::size_t rank, const index_t* ext, std::string name,
+                                        std::size_t& bytes) {
   auto s = std::make_shared<TileState>();
   s->elem_size = elem_size;
   s->rank = rank;
@@ -52,13 +96,41 @@ std::shared_ptr<TileState> make_tile_state(std::size_t elem_size, std::size_t ra
     if (ext[d] < 0) throw UsageError(fmt::format("tile '{}': negative extent {} in dimension {}", s->name, ext[d], d));
     s->ext[d] = ext[d];
   }
-  // Checked before allocating: a count that wraps would give a small buffer for a big shape.
-  std::size_t bytes = 0;
   try {
     bytes = checked_bytes(std::span<const index_t>(s->ext, rank), elem_size);
   } catch (const UsageError& e) {
     throw UsageError(fmt::format("tile '{}' ({}): {}", s->name, s->shape_str(), e.what()));
   }
+  return s;
+}
+
+}  // namespace
+
+std::shared_ptr<TileState> make_wrapped_state(const WrapRequest& w, std::size_t rank, const index_t* ext,
+                                              std::string name) {
+  std::size_t bytes = 0;
+  auto s = shaped_state(w.elem_size, rank, ext, std::move(name), bytes);
+  const std::size_t needed = s->elements();
+  if (w.available != SIZE_MAX && w.available != needed) {
+    throw UsageError(fmt::format("wrap of {} as tile {}: it holds {} elements, the shape {} has {}", w.source,
+                                 s->label(), w.available, s->shape_str(), needed));
+  }
+  if (!w.data && needed > 0) {
+    throw UsageError(fmt::format("wrap of {} as tile {}: the memory is null", w.source, s->label()));
+  }
+  if (reinterpret_cast<std::uintptr_t>(w.data) % w.elem_align != 0) {
+    throw UsageError(fmt::format("wrap of {} as tile {}: address {} is not aligned to its elements' {} bytes", w.source,
+                                 s->label(), w.data, w.elem_align));
+  }
+  s->storage = std::make_shared<TileStorage>(w.data, bytes, w.read_only, w.locate, w.container);
+  s->host_valid = true;
+  return s;
+}
+
+std::shared_ptr<TileState> make_tile_state(std::size_t elem_size, std::size_t rank, const index_t* ext,
+                                           std::string name, bool allocate) {
+  std::size_t bytes = 0;
+  auto s = shaped_state(elem_size, rank, ext, std::move(name), bytes);
   if (allocate) {
     try {
       s->storage = std::make_shared<TileStorage>(bytes);
@@ -72,8 +144,8 @@ std::shared_ptr<TileState> make_tile_state(std::size_t elem_size, std::size_t ra
 
 std::shared_ptr<TileState> make_row_block(const std::shared_ptr<TileState>& parent, index_t begin, index_t end) {
   if (!parent->storage) {
-    throw UsageError(fmt::format("rows({}, {}) of tile {}: a tile declared by shape only has no rows to share",
-                                 begin, end, parent->label()));
+    throw UsageError(fmt::format("rows({}, {}) of tile {}: a tile declared by shape only has no rows to share", begin,
+                                 end, parent->label()));
   }
   if (begin < 0 || end < begin || end > parent->ext[0]) {
     throw UsageError(fmt::format("rows({}, {}) of tile {}: the range must lie within [0, {}]", begin, end,

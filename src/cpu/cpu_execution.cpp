@@ -7,12 +7,27 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <exception>
 #include <new>
 
+#include <sched.h>
+
 namespace ctrl::detail {
+
+CpuExecution::CpuExecution(std::vector<int> cores, std::shared_ptr<Handoff> handoff)
+    : pool_(std::move(cores), std::move(handoff)) {
+  const std::vector<int>& mine = pool_.cores();
+  covers_process_ = true;
+  for (int c : cpu_topology().usable)
+    covers_process_ = covers_process_ && std::find(mine.begin(), mine.end(), c) != mine.end();
+}
+
+bool CpuExecution::caller_may_run() const {
+  return covers_process_ && sched_getcpu() == pool_.cores().front();  // a vDSO or rseq read, no system call
+}
 
 std::string CpuExecution::describe() const {
   return fmt::format("{} pinned worker{} on cores {}", workers(), workers() == 1 ? "" : "s", format_cores(cores()));
@@ -81,9 +96,11 @@ void HostSharedMemory::release(void* p) { std::free(p); }
 
 DeviceParts make_cpu_kind(const DeviceSpec& spec) {
   DeviceParts parts;
-  parts.exec = std::make_unique<CpuExecution>(resolve_cores(spec));
+  auto handoff = std::make_shared<Handoff>();
+  auto exec = std::make_unique<CpuExecution>(resolve_cores(spec), handoff);
+  parts.queue = std::make_unique<ThreadQueue>(std::move(handoff), [e = exec.get()] { return e->caller_may_run(); });
+  parts.exec = std::move(exec);
   parts.memory = std::make_unique<HostSharedMemory>();
-  parts.queue = std::make_unique<ThreadQueue>();
   return parts;
 }
 

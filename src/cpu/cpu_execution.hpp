@@ -13,7 +13,9 @@ namespace ctrl::detail {
 
 class CpuExecution final : public ExecutionModel, public CpuContext {
  public:
-  explicit CpuExecution(std::vector<int> cores) : pool_(std::move(cores)) {}
+  // handoff: the controller's queue state, which the pool's idle helpers watch (null where the
+  // queue never leaves launches for a waiter: the offload kind).
+  explicit CpuExecution(std::vector<int> cores, std::shared_ptr<Handoff> handoff = nullptr);
 
   Family family() const override { return Family::cpu; }
   std::string describe() const override;
@@ -24,10 +26,18 @@ class CpuExecution final : public ExecutionModel, public CpuContext {
   const std::vector<int>& cores() const override { return pool_.cores(); }
   void parallel_for(index_t n, const std::function<void(index_t, index_t, int)>& fn) override;
 
+  // Whether the calling thread may run a launch as worker 0 (a host thread waiting on the
+  // controller, thread_queue.hpp): only where the controller's cores cover every core this
+  // process may use, so that the thread can never leave them, and the thread runs on worker 0's
+  // core now, so that it takes no other worker's core. A controller on some of the cores keeps
+  // its launches on those cores: they go through its queue thread, pinned to the first.
+  bool caller_may_run() const;
+
  private:
   void run_dynamic(const LaunchBody& body, Variant v, const BlockGrid& grid, void* const* ptrs);
 
   WorkerPool pool_;
+  bool covers_process_ = false;  // the cores include every core this process may use
 };
 
 // The host's own memory, used in place: a shared-memory communication model.
@@ -41,9 +51,7 @@ class HostSharedMemory final : public MemorySpace {
   void copy_out(void*, const void*, std::size_t) override {}
   // The image is the host memory itself: checking mode poisons the tile in place, so that a
   // kernel that breaks the Out contract leaves the same result here as on a separate memory.
-  void poison(void* image, std::size_t bytes, std::size_t elem_size) override {
-    fill_poison(image, bytes, elem_size);
-  }
+  void poison(void* image, std::size_t bytes, std::size_t elem_size) override { fill_poison(image, bytes, elem_size); }
   PoisonScan find_poison(const void* image, std::size_t bytes, std::size_t elem_size) override {
     return scan_poison(image, bytes, elem_size);
   }

@@ -6,7 +6,8 @@
 
 namespace ctrl::detail {
 
-WorkerPool::WorkerPool(std::vector<int> cores) : cores_(std::move(cores)) {
+WorkerPool::WorkerPool(std::vector<int> cores, std::shared_ptr<Handoff> handoff)
+    : cores_(std::move(cores)), handoff_(std::move(handoff)) {
   for (int w = 1; w < size(); ++w) helpers_.emplace_back([this, w] { helper(w); });
 }
 
@@ -24,7 +25,7 @@ void WorkerPool::record(std::exception_ptr e) {
   if (!error_) error_ = std::move(e);
 }
 
-void WorkerPool::run(const std::function<void(int)>& job) {
+void WorkerPool::run(JobRef job) {
   job_ = &job;
   pending_.store(size() - 1);
   epoch_.fetch_add(1);  // publishes job_ to the helpers
@@ -34,7 +35,7 @@ void WorkerPool::run(const std::function<void(int)>& job) {
   } catch (...) {
     record(std::current_exception());
   }
-  finish_.wait([&] { return pending_.load() == 0; });
+  if (size() > 1) finish_.wait([&] { return pending_.load() == 0; });
   job_ = nullptr;
   std::exception_ptr e;
   {
@@ -42,6 +43,32 @@ void WorkerPool::run(const std::function<void(int)>& job) {
     e = std::exchange(error_, nullptr);
   }
   if (e) std::rethrow_exception(e);
+}
+
+// Between jobs a helper spins, and while it spins it watches the controller's queue: a launch
+// left there for a waiter that never comes goes to the queue thread (thread_queue.hpp). The first
+// helper is the watcher; it stops watching only when it is about to sleep, handing over what is
+// left. Every helper polls, every poll_every spins: one of them is running whatever the load.
+void WorkerPool::wait_for_job(int w, std::uint64_t seen) {
+  Handoff* h = handoff_.get();
+  if (!h) {
+    start_.wait([&] { return epoch_.load() != seen; });
+    return;
+  }
+  constexpr unsigned poll_every = 32;  // the queue's state is read now and then, not fought over
+  unsigned spins = 0;
+  bool spinning = true;
+  if (w == 1) h->watch();
+  start_.wait(
+      [&] {
+        if (spinning && ++spins % poll_every == 0) h->poll();
+        return epoch_.load() != seen;
+      },
+      [&] {
+        spinning = false;
+        if (w == 1) h->unwatch();
+      });
+  if (w == 1 && stopping_.load()) h->unwatch();  // a watcher that stops hands over too
 }
 
 void WorkerPool::helper(int w) {
@@ -52,7 +79,7 @@ void WorkerPool::helper(int w) {
   }
   std::uint64_t seen = 0;
   for (;;) {
-    start_.wait([&] { return epoch_.load() != seen; });
+    wait_for_job(w, seen);
     seen = epoch_.load();
     if (stopping_.load()) return;
     try {

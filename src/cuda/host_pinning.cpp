@@ -41,6 +41,18 @@ void unpin(void* begin, std::size_t bytes) {
   (void)cudaGetLastError();
 }
 
+// Wrapped const memory may lie in pages the process cannot write (a read-only mapping): those
+// register only as read-only to the device, which is all an In-only tile needs.
+bool register_pages(void* p, std::size_t n, bool read_only) {
+  if (cudaHostRegister(p, n, cudaHostRegisterPortable) == cudaSuccess) return true;
+  (void)cudaGetLastError();  // not registrable (or registered by someone else)
+  if (read_only && cudaHostRegister(p, n, cudaHostRegisterPortable | cudaHostRegisterReadOnly) == cudaSuccess) {
+    return true;
+  }
+  (void)cudaGetLastError();
+  return false;
+}
+
 }  // namespace
 
 std::size_t pin_tile_range(TileState& t) {
@@ -77,10 +89,7 @@ std::size_t pin_tile_range(TileState& t) {
   for (const auto& [b, e] : gaps) {
     void* p = reinterpret_cast<void*>(b);
     const std::size_t n = e - b;
-    if (cudaHostRegister(p, n, cudaHostRegisterPortable) != cudaSuccess) {
-      (void)cudaGetLastError();  // not registrable (or registered by someone else): pageable copies
-      continue;
-    }
+    if (!register_pages(p, n, t.storage->read_only)) continue;  // pageable copies
     {
       std::lock_guard lock(r.mutex);
       r.ranges.emplace(b, e);

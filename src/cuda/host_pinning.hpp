@@ -4,7 +4,8 @@
 // storage are registered with cudaHostRegister (portable: every device may use them), except
 // those already registered. The registration is kept for the storage's life, not only until
 // detach: a tile attached again (a program's repeated runs, a distribution's iterations) pays for
-// it once. It is undone when the storage is freed (TileStorage::prepared). Ranges of fewer than
+// it once. It is undone when the storage is freed (TileStorage::prepared), or, for memory the
+// user had (ctrl::wrap), also when its container is found to have moved. Ranges of fewer than
 // min_pinned bytes are not registered: their copies go through the driver's own staging.
 //
 // Copies are split at registration boundaries: the registered pieces go by DMA at the pinned

@@ -3,6 +3,7 @@
 #include <ctrl/errors.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 #include <string>
 
@@ -24,7 +25,7 @@ Distribution Instance::to_distribution(const std::vector<std::int32_t>& parts) c
   return d;
 }
 
-std::optional<Instance> make_instance(const Profile& profile, Size workload) {
+std::optional<Instance> make_instance(const Profile& profile, Size workload, bool table_limit) {
   if (profile.empty()) throw UsageError("the profile has no processors");
   if (workload <= 0)
     throw UsageError("the workload must be a positive integer, not " + std::to_string(workload));
@@ -47,10 +48,13 @@ std::optional<Instance> make_instance(const Profile& profile, Size workload) {
   in.p = static_cast<int>(profile.size());
   in.unit = unit;
   const Size n = workload / unit;
-  if (static_cast<double>(n + 1) * static_cast<double>(in.p + 1) > static_cast<double>(max_table_cells))
+  if (table_limit && static_cast<double>(n + 1) * static_cast<double>(in.p + 1) > static_cast<double>(max_table_cells))
     throw UsageError("the workload " + std::to_string(workload) + " is too large for the exact algorithms: " +
                      std::to_string(n) + " units of " + std::to_string(unit) + " on " +
                      std::to_string(in.p) + " processors exceed the table limit");
+  if (n > INT32_MAX - 1)
+    throw UsageError("the workload " + std::to_string(workload) + " is too large: " + std::to_string(n) +
+                     " units of " + std::to_string(unit));
   in.n = static_cast<std::int32_t>(n);
   in.times.push_back(0.0);
   in.items.resize(profile.size());

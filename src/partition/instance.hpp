@@ -43,8 +43,9 @@ inline constexpr std::size_t max_table_cells = std::size_t{1} << 27;
 
 // The instance, or nullopt when no distribution of `workload` can exist (it is not a multiple of
 // the sizes' gcd, or larger than the sum of the largest sizes). Throws ctrl::UsageError for an
-// empty profile, a workload that is not positive, or one too large for the tables.
-std::optional<Instance> make_instance(const Profile& profile, Size workload);
+// empty profile, a workload that is not positive, or (with `table_limit`) one too large for the
+// tables of the exact programmes.
+std::optional<Instance> make_instance(const Profile& profile, Size workload, bool table_limit = true);
 
 // The same instance with only the items that `keep` accepts (ranks are kept).
 template <class Pred>

@@ -1,3 +1,5 @@
+#include <ctrl/errors.hpp>
+#include <ctrl/partition/approximate.hpp>
 #include <ctrl/partition/brute_force.hpp>
 #include <ctrl/partition/hepopta_paper.hpp>
 #include <ctrl/partition/pareto.hpp>
@@ -20,6 +22,12 @@ std::optional<Method> parse_method(std::string_view name) noexcept {
 }
 
 Front hepopta(const Profile& profile, Size workload, const ParetoOptions& options) {
+  if (options.epsilon != 0.0) {
+    if (options.method != Method::dp)
+      throw UsageError("an approximate front (epsilon) is computed by the dp method only, not by " +
+                       std::string(to_string(options.method)));
+    return approximate_front(profile, workload, options.epsilon, ApproxOptions{options.dp.threads});
+  }
   switch (options.method) {
     case Method::paper: return hepopta_paper(profile, workload);
     case Method::brute_force: return brute_force_front(profile, workload);

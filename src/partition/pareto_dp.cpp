@@ -163,14 +163,15 @@ CTRL_PARTITION_SIMD void Sweeper::run(const SweepInput& s, std::int32_t lo, std:
   }
 }
 
-// As asked; by default the hardware's (at most 8), and one for small instances, where starting
-// threads at every level would cost more than it saves.
+// As asked; by default every core this process may use (rank 0's node computes the front while
+// the others wait), and one for small instances, where starting threads at every level would cost
+// more than it saves. The front does not depend on it.
 unsigned thread_count(const DpOptions& opt, const Instance& in) {
   if (opt.threads != 0) return opt.threads;
   std::size_t items = 0;
   for (const auto& v : in.items) items += v.size();
   if (items * static_cast<std::size_t>(in.n) < (std::size_t{1} << 22)) return 1;
-  return std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+  return detail::usable_cores();
 }
 
 }  // namespace

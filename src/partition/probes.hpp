@@ -5,22 +5,37 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <thread>
 #include <vector>
 
 namespace ctrl::partition::detail {
 
-// Runs body(0) .. body(threads - 1), each but the first on its own thread, and waits for all.
+// The cores this process may run on (its CPU affinity, as a batch system sets it), at least 1.
+unsigned usable_cores() noexcept;
+
+// Runs body(0) .. body(threads - 1), each but the first on its own thread, and waits for all. An
+// exception thrown by any body is rethrown here (the first thread's first), after all have ended.
 template <class F>
 void parallel(unsigned threads, F&& body) {
   if (threads <= 1) {
     body(0u);
     return;
   }
+  std::vector<std::exception_ptr> failed(threads);
+  const auto guarded = [&](unsigned t) {
+    try {
+      body(t);
+    } catch (...) {
+      failed[t] = std::current_exception();
+    }
+  };
   std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back([&body, t] { body(t); });
-  body(0u);
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back([&guarded, t] { guarded(t); });
+  guarded(0u);
   for (std::thread& th : pool) th.join();
+  for (const auto& e : failed)
+    if (e) std::rethrow_exception(e);
 }
 
 // Energy bounds at a few time thresholds: for each, the least energy of the remaining processors

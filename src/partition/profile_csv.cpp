@@ -1,6 +1,7 @@
 #include <ctrl/errors.hpp>
 #include <ctrl/io/csv.hpp>
 #include <ctrl/io/files.hpp>
+#include <ctrl/partition/classes.hpp>
 #include <ctrl/partition/profile_csv.hpp>
 
 #include <algorithm>
@@ -13,12 +14,18 @@
 #include <filesystem>
 #include <map>
 #include <sstream>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 namespace ctrl::partition {
 
 namespace {
+
+// Bounds on what ranges may expand to (a cluster of 10,000 processors with 64 sizes each is
+// 640,000 points), so that a malformed or hostile file fails instead of exhausting memory.
+constexpr std::size_t max_range = 100'000;
+constexpr std::size_t max_points = 20'000'000;
 
 class Reader {
  public:
@@ -55,10 +62,11 @@ class Reader {
     std::array<std::size_t, 4> col{};
     std::size_t columns = 0;
     bool header = false;
-    std::vector<std::string> names;
+    std::vector<std::string> names;  // after expanding ranges (classes.hpp)
+    std::unordered_map<std::string, std::size_t> index;
     std::vector<std::vector<ProfilePoint>> points;
     std::map<std::pair<std::size_t, Size>, std::size_t> seen;  // (processor, size) -> line
-    std::size_t rows = 0, line = 0;
+    std::size_t rows = 0, line = 0, total = 0;
     while (!text.empty()) {
       ++line;
       const std::size_t eol = text.find('\n');
@@ -92,16 +100,28 @@ class Reader {
       const Size size = parse_profile_size(fields[col[1]], at);
       const double time = parse_profile_value(fields[col[2]], "time", at);
       const double energy = parse_profile_value(fields[col[3]], "energy", at);
-      const std::size_t proc = static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
-      if (proc == names.size()) {
-        names.push_back(name);
-        points.emplace_back();
+      std::vector<std::string> members;
+      try {
+        members = expand_processor_range(name, max_range);
+      } catch (const UsageError& e) {
+        fail(line, e.what());
       }
-      const auto [it, fresh] = seen.emplace(std::make_pair(proc, size), line);
-      if (!fresh)
-        fail(line, "processor '" + name + "' has size " + std::to_string(size) + " twice (first on line " +
-                       std::to_string(it->second) + ")");
-      points[proc].push_back(ProfilePoint{size, time, energy});
+      for (const std::string& member : members) {
+        const auto [where, added] = index.emplace(member, names.size());
+        if (added) {
+          names.push_back(member);
+          points.emplace_back();
+        }
+        const std::size_t proc = where->second;
+        const auto [it, fresh] = seen.emplace(std::make_pair(proc, size), line);
+        if (!fresh)
+          fail(line, "processor '" + member + "'" + (member == name ? "" : " (of '" + name + "')") + " has size " +
+                         std::to_string(size) + " twice (first on line " + std::to_string(it->second) + ")");
+        points[proc].push_back(ProfilePoint{size, time, energy});
+      }
+      total += members.size();
+      if (total > max_points)
+        fail(line, "more than " + std::to_string(max_points) + " points after expanding the processor ranges");
       ++rows;
     }
     if (!header) fail("the file is empty: a header row naming processor, size, time and energy is needed");

@@ -102,14 +102,25 @@ struct WhereAmI {
   }
 };
 
+void pin_self(const std::vector<int>& cores) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : cores) CPU_SET(c, &set);
+  ASSERT_EQ(sched_setaffinity(0, sizeof set, &set), 0);
+}
+
+// The host thread waits from the last core: a waiter on worker 0's core may run the launch itself
+// as worker 0 (docs/model.md, "Launch cost on CPU cores"), and an unpinned one could then move.
 TEST(CpuCores, WorkersRunOnTheControllersCores) {
   const std::vector<int> cores = usable_cores();
   ctrl::Controller all(ctrl::cpu(cores));
   const auto n = static_cast<index_t>(cores.size());
   ctrl::Tile<int, 1> seen({n}, "seen"), expected({n}, "expected");
   all.attach(seen, expected);
+  pin_self({cores.back()});
   all.launch<WhereAmI>(ctrl::Threads(n), seen, expected);
   all.detach(seen, expected);
+  pin_self(cores);
   for (index_t w = 0; w < n; ++w) {
     EXPECT_EQ(expected(w), cores[static_cast<std::size_t>(w)]) << "worker " << w;
     EXPECT_EQ(seen(w), expected(w)) << "worker " << w << " is not pinned to its core";

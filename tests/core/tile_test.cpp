@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace {
 
@@ -149,6 +151,35 @@ TEST(SubTile, OutOfBoundsRangesAreUsageErrorsNamingTheTile) {
 TEST(SubTile, ShapeOnlyTileHasNoRowsToShare) {
   ctrl::Tile<int, 2> s({4, 3}, ctrl::shape_only, "S");
   EXPECT_THROW((void)s.rows(0, 2), ctrl::UsageError);
+}
+
+// What vector-wide code may assume (Tile::alignment / padded): owned storage is 64-byte aligned
+// and padded, a row block is aligned as its first row is, wrapped memory as the user's is.
+TEST(WrappedTile, AlignmentFactsOfOwnedRowBlockAndWrappedMemory) {
+  ctrl::Tile<float, 2> owned({6, 5}, "owned");
+  EXPECT_FALSE(owned.wrapped());
+  EXPECT_EQ(owned.alignment(), 64U);
+  EXPECT_TRUE(owned.padded());
+  EXPECT_EQ(owned.rows(1, 3).alignment(), 4U);  // 20-byte rows
+  EXPECT_EQ(owned.rows(4, 6).alignment(), 16U);  // starts 80 bytes in
+  alignas(64) float user[20] = {};
+  auto w = ctrl::wrap(std::span<float>(user + 1, 12), {3, 4}, "user");
+  EXPECT_TRUE(w.wrapped());
+  EXPECT_TRUE(w.allocated());
+  EXPECT_EQ(w.alignment(), 4U);
+  EXPECT_FALSE(w.padded());
+  EXPECT_EQ(ctrl::wrap(user, {20}).alignment(), 64U);
+  EXPECT_EQ(&w(1, 2), user + 1 + 6);  // the user's elements, indexed as any tile's
+}
+
+TEST(WrappedTile, ConstMemoryGivesATileOfConstElements) {
+  const std::vector<double> v{1.0, 2.0, 3.0, 4.0};
+  auto t = ctrl::wrap(v, {2, 2}, "v");
+  static_assert(std::is_same_v<decltype(t), ctrl::Tile<const double, 2>>);
+  static_assert(std::is_same_v<decltype(t(0, 0)), const double&>);
+  EXPECT_EQ(t(1, 0), 3.0);
+  EXPECT_EQ(t.elements().data(), v.data());
+  EXPECT_EQ(t.rows(1, 2)[1], 4.0);
 }
 
 TEST(View, DefaultViewIsEmpty) {

@@ -2,12 +2,14 @@
 // and the clipping are those of one logical thread per CUDA thread, for every item count the
 // launch compiles (1, 2, 4, 8) and one it does not (3: the plain kernels), block-per-chunk and
 // grid-stride grids, prefetching into L1 or L2, ragged spaces; tiles that overlap take the plain
-// kernels; the controller coarsens large streaming launches by itself.
+// kernels; the controller coarsens large streaming launches by itself. Vector-wide runs: the same
+// results as the scalar kernels for 1-D and 2-D, float and double, ragged and unaligned storage.
 #include "cuda_test_support.hpp"
 
 #include <ctrl/cuda.hpp>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -184,6 +186,134 @@ TEST(CudaCoarsening, OverlappingTilesTakeThePlainKernels) {
   ASSERT_EQ(cudaStreamSynchronize(s.stream()), cudaSuccess);
   const auto out = d.host(h.size());
   for (index_t i = 0; i < n; ++i) ASSERT_EQ(out[i], 2.0F * h[i]) << i;
+}
+
+// ---- vector-wide runs (4 consecutive logical threads per CUDA thread, 16-byte accesses) ---------
+
+// out = 2a + b + the left neighbour in a (an access the vector runs cannot merge) + the index.
+template <class T>
+struct Blend1 {
+  static constexpr ctrl::Traits traits{ctrl::coalescing::full, ctrl::arith::low, ctrl::sharing::low};
+  CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::Out<T, 1> out, ctrl::In<T, 1> a, ctrl::In<T, 1> b) const {
+    out(t.x) = 2 * a(t.x) + b(t.x) + a(t.x > 0 ? t.x - 1 : 0) + static_cast<T>(t.x % 1000);
+  }
+};
+template <class T>
+struct Blend2 {
+  static constexpr ctrl::Traits traits{ctrl::coalescing::full, ctrl::arith::low, ctrl::sharing::low};
+  CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::Out<T, 2> out, ctrl::In<T, 2> a, ctrl::In<T, 2> b) const {
+    out(t.x, t.y) = 2 * a(t.x, t.y) + b(t.x, t.y) + a(t.x, t.y > 0 ? t.y - 1 : 0) + static_cast<T>(t.x % 7);
+  }
+};
+
+// The table's geometry with the vector runs forced on, whatever the space's size (the table keeps
+// them for spaces that fill the device 4 times over).
+ctrl::detail::CudaGeometry vector_geometry(const ctrl::Traits& traits, const Threads& space, bool vector) {
+  namespace cd = ctrl::cuda_detail;
+  const cd::HwShape b = cd::block_shape(traits, space);
+  auto g = cd::geometry_for(b, space, limits(), cd::Coarsening{2, true, cd::Prefetch::none});
+  g.vector_items = 0;
+  if (vector) {
+    const auto vg = cd::geometry_for(b, space, limits(), cd::Coarsening{cd::vector_items, true, cd::Prefetch::none});
+    g.vector_items = cd::vector_items;
+    for (int d = 0; d < 3; ++d) g.vector_grid[d] = vg.grid[d];
+  }
+  return g;
+}
+
+// Runs K over `space` on views of `ext` at element offset `off` into three fresh allocations
+// (values small integers: exact in float), with and without the vector runs; returns both outputs.
+template <class K, class T, std::size_t N>
+std::pair<std::vector<T>, std::vector<T>> with_and_without_vectors(const Threads& space, const index_t (&ext)[N],
+                                                                   index_t off) {
+  index_t size = 1;
+  for (std::size_t d = 0; d < N; ++d) size *= ext[d];
+  const auto total = static_cast<std::size_t>(size + off);
+  std::vector<T> ha(total), hb(total);
+  for (std::size_t i = 0; i < total; ++i) ha[i] = static_cast<T>(i % 251), hb[i] = static_cast<T>(i % 13);
+  Device<T> a(total), b(total);
+  EXPECT_EQ(cudaMemcpy(a.p, ha.data(), total * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(b.p, hb.data(), total * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+  Stream s;
+  std::vector<T> r[2];
+  for (int vector = 0; vector < 2; ++vector) {
+    Device<T> out(total);
+    const auto g = vector_geometry(K::traits, space, vector == 1);
+    EXPECT_EQ(ctrl::cuda_detail::launch<K>(ctrl::Variant::generic, s, g, space, K{}, ctrl::Out<T, N>(out.p + off, ext),
+                                           ctrl::In<T, N>(a.p + off, ext), ctrl::In<T, N>(b.p + off, ext)),
+              cudaSuccess);
+    EXPECT_EQ(cudaStreamSynchronize(s.stream()), cudaSuccess);
+    r[vector] = out.host(total);
+  }
+  return {r[0], r[1]};
+}
+
+TEST(CudaVectorRuns, TheStorageDecidesWhetherTheyRun) {
+  alignas(16) static float f[64] = {};
+  const index_t e8[2] = {4, 8}, e6[2] = {4, 6}, e1[1] = {7};
+  namespace cd = ctrl::cuda_detail;
+  struct Three {
+    char c[3];
+  };
+  EXPECT_EQ((cd::row_unit<ctrl::In<float, 2>>()), 4);  // 16 bytes
+  EXPECT_EQ((cd::row_unit<ctrl::In<double, 2>>()), 2);
+  EXPECT_EQ((cd::row_unit<ctrl::In<char, 2>>()), 4);  // at most a run
+  EXPECT_EQ((cd::row_unit<ctrl::In<Three, 2>>()), 1);  // no run of them stays aligned
+  EXPECT_EQ((cd::row_unit<float>()), 1);              // a value parameter
+  EXPECT_TRUE((cd::any_vector_tile<ctrl::Out<Three, 1>, ctrl::In<double, 1>, float>()));
+  EXPECT_FALSE((cd::any_vector_tile<ctrl::Out<Three, 1>, int>()));
+  const index_t e2[2] = {4, 2};
+  EXPECT_TRUE(cd::vector_ready(ctrl::Out<float, 2>(f, e8), ctrl::In<float, 2>(f + 32, e8), 1.0F));
+  EXPECT_FALSE(cd::vector_ready(ctrl::Out<float, 2>(f, e8), ctrl::In<float, 2>(f + 33, e8)));  // unaligned
+  EXPECT_FALSE(cd::vector_ready(ctrl::Out<float, 2>(f, e6), ctrl::In<float, 2>(f + 32, e8)));  // rows of 6
+  EXPECT_TRUE(cd::vector_ready(ctrl::In<double, 2>(reinterpret_cast<double*>(f), e6)));         // 6 doubles: 48 bytes
+  EXPECT_FALSE(cd::vector_ready(ctrl::In<float, 2>(f, e2)));
+  EXPECT_TRUE(cd::vector_ready(ctrl::In<float, 1>(f + 4, e1)));  // a 1-D tile's length does not matter
+  EXPECT_FALSE(cd::vector_ready(ctrl::In<float, 1>(f + 2, e1)));
+}
+
+TEST(CudaVectorRuns, ResultsEqualTheScalarKernelsIn1D) {
+  CTRL_REQUIRE_GPU();
+  for (const index_t n : {index_t{3}, index_t{4096}, index_t{100003}, index_t{1000001}}) {
+    for (const index_t off : {index_t{0}, index_t{1}, index_t{4}}) {  // aligned, not, aligned again
+      const index_t ext[1] = {n + 5};                                 // a tile longer than the space
+      const auto [plain, vec] = with_and_without_vectors<Blend1<float>, float>(Threads(n), ext, off);
+      ASSERT_EQ(plain, vec) << "float n " << n << " offset " << off;
+      for (index_t i = 0; i < n; ++i) {
+        const auto k = static_cast<std::size_t>(i + off);
+        const float a = static_cast<float>(k % 251), l = static_cast<float>((i > 0 ? k - 1 : k) % 251);
+        ASSERT_EQ(vec[k], 2 * a + static_cast<float>(k % 13) + l + static_cast<float>(i % 1000)) << n << " " << i;
+      }
+      const auto [dplain, dvec] = with_and_without_vectors<Blend1<double>, double>(Threads(n), ext, off);
+      ASSERT_EQ(dplain, dvec) << "double n " << n << " offset " << off;
+    }
+  }
+}
+
+TEST(CudaVectorRuns, ResultsEqualTheScalarKernelsIn2D) {
+  CTRL_REQUIRE_GPU();
+  struct Case {
+    index_t rows, cols, tile_cols, off;
+  };
+  // Rows a multiple of the width or not, the space narrower than the tile (a ragged run per row),
+  // views at an aligned and an unaligned offset, rows narrower than a block's run.
+  for (const Case c : {Case{67, 1024, 1024, 0}, Case{67, 1021, 1024, 0}, Case{67, 1021, 1023, 0},
+                       Case{300, 512, 512, 4}, Case{300, 512, 512, 2}, Case{5, 3000, 3004, 8}, Case{2000, 12, 12, 0}}) {
+    const index_t ext[2] = {c.rows + 1, c.tile_cols};
+    const Threads space(c.rows, c.cols);
+    const auto [plain, vec] = with_and_without_vectors<Blend2<float>, float>(space, ext, c.off);
+    ASSERT_EQ(plain, vec) << "float " << c.rows << "x" << c.cols << " in rows of " << c.tile_cols << " at " << c.off;
+    for (index_t i = 0; i < ext[0]; ++i)
+      for (index_t j = 0; j < ext[1]; ++j) {
+        const auto k = static_cast<std::size_t>(i * ext[1] + j + c.off);
+        const float a = static_cast<float>(k % 251), l = static_cast<float>((j > 0 ? k - 1 : k) % 251);
+        const float want =
+            i < c.rows && j < c.cols ? 2 * a + static_cast<float>(k % 13) + l + static_cast<float>(i % 7) : 0;
+        ASSERT_EQ(vec[k], want) << c.rows << "x" << c.cols << " at " << i << "," << j;
+      }
+    const auto [dplain, dvec] = with_and_without_vectors<Blend2<double>, double>(space, ext, c.off);
+    ASSERT_EQ(dplain, dvec) << "double " << c.rows << "x" << c.cols << " in rows of " << c.tile_cols;
+  }
 }
 
 // Through a controller: launches large enough to be coarsened by the table, ragged at the edges.

@@ -6,6 +6,7 @@
 #include "matadd/matadd_kernels.hpp"
 
 #include <ctrl/cuda.hpp>
+#include <ctrl/wrap.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -273,6 +274,37 @@ TEST(CudaController, HostPagesArePinnedOnceForTheStoragesLife) {
     EXPECT_EQ(gpu.transfers(), moved(3 * src.bytes(), 3, 3 * dst.bytes(), 3));
   }
   EXPECT_EQ(ctrl::detail::pinned_host_bytes(), base);
+}
+
+// Wrapped user memory (ctrl::wrap) is page-locked as an owned tile is, kept until the tile's last
+// handle goes, never freed; a vector found to have moved is unregistered at once.
+TEST(CudaController, WrappedVectorsArePinnedForTheTilesLifeAndLetGo) {
+  CTRL_REQUIRE_GPU();
+  const std::size_t base = ctrl::detail::pinned_host_bytes();
+  const std::size_t n = std::size_t{4} << 20;  // 16 MiB
+  std::vector<float> user(n), out(n, 0.0F);
+  for (std::size_t i = 0; i < n; ++i) user[i] = static_cast<float>(i % 1000) * 0.5F;
+  Controller gpu{ctrl::cuda(0)};
+  {
+    const std::vector<float>& in = user;
+    auto src = ctrl::wrap(in, "src");
+    auto dst = ctrl::wrap(out, "dst");
+    for (int round = 0; round < 2; ++round) {
+      gpu.attach(src, dst);
+      gpu.launch<cudatest::Copy1>(Threads(static_cast<ctrl::index_t>(n)), dst, src);
+      gpu.detach(src, dst);
+      const std::size_t pinned = ctrl::detail::pinned_host_bytes() - base;
+      EXPECT_GE(pinned, src.bytes() + dst.bytes() - 4 * 4096) << "round " << round;  // all but partial pages
+      EXPECT_LE(pinned, src.bytes() + dst.bytes()) << "round " << round;
+    }
+    ASSERT_EQ(out, user);
+    EXPECT_EQ(gpu.transfers(), moved(2 * src.bytes(), 2, 2 * dst.bytes(), 2));
+    out.reserve(2 * n);  // moves: the next attach refuses it and lets its old pages go
+    EXPECT_THROW(gpu.attach(dst), ctrl::UsageError);
+    EXPECT_LE(ctrl::detail::pinned_host_bytes() - base, src.bytes());
+  }
+  EXPECT_EQ(ctrl::detail::pinned_host_bytes(), base);
+  EXPECT_EQ(out, user);  // the vectors are still the user's
 }
 
 }  // namespace

@@ -127,6 +127,29 @@ TEST(CudaGeometry, CoarseningIsFittedToTheSpace) {
   EXPECT_EQ(geometry_for(streaming, Threads(1000, 1000), small).items, 2U);
 }
 
+TEST(CudaGeometry, VectorRunsAreForStreamingBodiesOnLargeSpaces) {
+  const Traits streaming{coalescing::full, arith::low, sharing::low};
+  const auto big = geometry_for(streaming, Threads(16384, 16384));
+  EXPECT_EQ(big.vector_items, cuda_detail::vector_items);
+  EXPECT_EQ(big.items, 2U) << "the runs' fallback where the storage does not allow them";
+  EXPECT_GE(std::int64_t{big.vector_grid[0]} * big.block[0] * cuda_detail::vector_items, 16384)
+      << "each row's runs covered by the grid's x";
+  EXPECT_LT(std::int64_t{big.vector_grid[0]} * big.block[0] * cuda_detail::vector_items, 16384 + 128 * 4);
+  const auto line = geometry_for(streaming, Threads(1 << 28));
+  EXPECT_EQ(line.vector_items, cuda_detail::vector_items);
+  EXPECT_GE(line.vector_grid[0], 1U);
+  EXPECT_EQ(geometry_for(streaming, Threads(1000, 1000)).vector_items, 0U) << "4 per thread would leave SMs idle";
+  EXPECT_EQ(geometry_for(streaming, Threads(1 << 22, 100)).vector_items, 0U) << "rows narrower than a block's run";
+  EXPECT_EQ(geometry_for(Traits{coalescing::full, arith::medium, sharing::low}, Threads(1 << 28)).vector_items, 0U)
+      << "Black-Scholes";
+  EXPECT_EQ(geometry_for(Traits{coalescing::medium, arith::medium, sharing::medium}, Threads(8192, 8192)).vector_items,
+            0U)
+      << "stencils read their neighbours: no aligned runs to merge";
+  EXPECT_EQ(geometry_for(Traits::fixed_block(1, 256), Threads(1 << 28)).vector_items, 0U);
+  EXPECT_EQ(geometry_for(streaming, Threads(1 << 28), {}, /*coarsen=*/false).vector_items, 0U) << "native variants";
+  EXPECT_EQ(geometry_for(streaming, Threads(1024, 1024, 256)).vector_items, 0U) << "3-D spaces";
+}
+
 TEST(CudaGeometry, CoarsenedAndGridStrideGridsCoverTheSpace) {
   const cuda_detail::DeviceLimits lim;
   for (unsigned items : {1U, 2U, 4U, 8U}) {

@@ -395,5 +395,54 @@ TEST_P(Cli, BadArgumentsExitWith2) {
   EXPECT_EQ(neg.code, 2) << neg.err;
 }
 
+// A cluster profile with ranges: the approximate front (said in the table and the JSON), every
+// exact point within 1 + epsilon of it, and the classes counted; bad --epsilon and ranges exit 2.
+TEST_P(Cli, EpsilonAndClassesOfACluster) {
+  const fs::path csv = dir_ / "cluster.csv";
+  {
+    std::ofstream out(csv);
+    out << "processor,size,time,energy\n";
+    for (int x = 1; x <= 12; ++x) {
+      out << "node[01-06]/cpu," << x << ',' << 1.0 * x + (x % 3) * 0.3 << ',' << 2.0 * x + (x % 4) * 0.7 << '\n';
+      out << "node[01-06]/gpu," << x << ',' << 0.3 * x + 0.4 << ',' << 1.1 * x + (x % 5) * 0.9 << '\n';
+    }
+  }
+  const Result table = run({"--profile", csv.string(), "--workload", "70", "--epsilon", "0.02"});
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find("12 processors in 2 classes of identical profiles"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("approximate front (--epsilon 0.02): every exact Pareto point is within a factor 1.02"),
+            std::string::npos) << table.out;
+  const Result json = run({"--profile", csv.string(), "--workload", "70", "--epsilon", "0.02", "--format", "json"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  const auto doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["epsilon"], 0.02);
+  EXPECT_EQ(doc["classes"], 2);
+  ASSERT_EQ(doc["processors"].size(), 12u);
+  EXPECT_EQ(doc["processors"][0], "node01/cpu");
+  for (const Solution& s : hepopta(read_profile_csv(csv.string()), 70)) {
+    bool covered = false;
+    for (const auto& pt : doc["front"])
+      covered = covered || (pt["time"].get<double>() <= 1.02 * s.time * (1 + 1e-12) &&
+                            pt["energy"].get<double>() <= 1.02 * s.energy * (1 + 1e-12));
+    EXPECT_TRUE(covered) << s.time << " " << s.energy;
+  }
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--epsilon", "0"}, std::vector<std::string>{"--epsilon", "-0.1"},
+        std::vector<std::string>{"--epsilon", "1%"},
+        std::vector<std::string>{"--epsilon", "0.01", "--algorithm", "paper"},
+        std::vector<std::string>{"--epsilon", "0.01", "--time-only"}}) {
+    std::vector<std::string> all{"--profile", csv.string(), "--workload", "70"};
+    all.insert(all.end(), args.begin(), args.end());
+    const Result r = run(all);
+    EXPECT_EQ(r.code, 2) << ::testing::PrintToString(args) << "\n" << r.err;
+    EXPECT_NE(r.err.find("--epsilon"), std::string::npos) << r.err;
+  }
+  const fs::path bad = dir_ / "bad_range.csv";
+  std::ofstream(bad) << "processor,size,time,energy\nnode[01-06/cpu,1,1,1\n";
+  const Result r = run({"--profile", bad.string(), "--workload", "2"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find(bad.string() + ":2: malformed processor range 'node[01-06/cpu'"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace ctrl::partition

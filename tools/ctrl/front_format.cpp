@@ -32,7 +32,13 @@ void write_table(std::ostream& out, const FrontReport& r) {
                            : "",
                      r.workload, r.processors.size(), r.profile_path);
   out << provenance_line(r);
-  out << fmt::format("{} Pareto-optimal distribution{}\n", r.front.size(), r.front.size() == 1 ? "" : "s");
+  out << classes_line(r);
+  if (r.epsilon > 0)
+    out << fmt::format("approximate front (--epsilon {:g}): every exact Pareto point is within a factor {:g} in time "
+                       "and in energy of one of these\n",
+                       r.epsilon, 1 + r.epsilon);
+  out << fmt::format("{} {} distribution{}\n", r.front.size(), r.epsilon > 0 ? "non-dominated" : "Pareto-optimal",
+                     r.front.size() == 1 ? "" : "s");
   const auto& t = r.time_optimal();
   const auto& e = r.energy_optimal();
   out << fmt::format("  time-optimal    {:>12.6g} s {:>14.6g} J   ({})\n", t.time, t.energy, parts_text(t.distribution));
@@ -71,10 +77,18 @@ std::string provenance_line(const FrontReport& r) {
   return "energies: " + line + "\n";
 }
 
+std::string classes_line(const FrontReport& r) {
+  if (r.classes == 0 || r.classes == r.processors.size()) return {};
+  return fmt::format("{} processors in {} classes of identical profiles\n", r.processors.size(), r.classes);
+}
+
 void write_json(std::ostream& out, const FrontReport& r) {
   // The front file (one module writes and reads it), with the analysis beside its fields.
   auto doc = nlohmann::ordered_json::parse(
       loop::front_json({r.processors, r.workload, r.model, r.front, r.time_only, r.provenance}));
+  // 0: the exact front; else every exact point is within a factor 1 + epsilon of one of these.
+  doc["epsilon"] = r.epsilon;
+  if (r.classes > 0) doc["classes"] = r.classes;
   add_analysis_json(doc, r);
   out << doc.dump(2) << '\n';
 }

@@ -29,6 +29,8 @@ struct FrontReport {
   std::string optima_origin;                      // where its base power came from; or why there is none
   std::vector<std::string> unmetered;             // processors whose energy was not measured (count 0 J)
   bool time_only = false;                            // --time-only: the front is the time-optimal point
+  double epsilon = 0.0;                              // --epsilon: > 0 for the approximate front
+  std::size_t classes = 0;                           // processor classes (identical profiles); 0: not counted
   std::vector<energy::Provenance> provenance;        // per processor (a `ctrl profile` file); empty: unknown
 
   const partition::Solution& time_optimal() const { return front.front(); }
@@ -51,6 +53,8 @@ void write_csv(std::ostream& out, const FrontReport& report);
 // distribution and the load-balanced one, no energy.
 void write_time_only(std::ostream& out, const FrontReport& report, const std::string& format);
 
+// "1000 processors in 5 classes of identical profiles", when some share a profile; "" otherwise.
+std::string classes_line(const FrontReport& report);
 // "energies: cpu:0-7 estimated, cuda:0 measured" for a report whose provenance is known; "" otherwise.
 std::string provenance_line(const FrontReport& report);
 // A distribution's parts separated by spaces, "3 0 5", as every table shows one.

@@ -1,10 +1,10 @@
 // ctrl pareto --profile FILE.csv --workload N [--energy dynamic|total] [--base-power W] [--time-only]
 //              [--format table|json|csv] [--plot FILE.svg] [--plot-profile FILE.svg]
-//              [--algorithm dp|paper|brute-force] [--budget P%]...
-// The exact Pareto front of workload distributions for time and energy, and the HEPOPTA paper's
-// analysis of it (docs/partition.md). A `ctrl profile` file in which a processor has no energy at
-// all gets no front of time and energy (exit 2, saying what supplies it), only the time-optimal
-// distribution with --time-only.
+//              [--algorithm dp|paper|brute-force] [--epsilon E] [--threads T] [--budget P%]...
+// The exact Pareto front of workload distributions for time and energy (or, with --epsilon, one
+// within a factor 1 + E of it), and the HEPOPTA paper's analysis of it (docs/partition.md). A
+// `ctrl profile` file in which a processor has no energy at all gets no front of time and energy
+// (exit 2, saying what supplies it), only the time-optimal distribution with --time-only.
 #include "analysis_format.hpp"
 #include "command.hpp"
 #include "front_format.hpp"
@@ -14,6 +14,7 @@
 #include <ctrl/errors.hpp>
 #include <ctrl/io/files.hpp>
 #include <ctrl/partition/analysis.hpp>
+#include <ctrl/partition/classes.hpp>
 #include <ctrl/partition/hpopta.hpp>
 #include <ctrl/partition/load_balanced.hpp>
 #include <ctrl/partition/pareto.hpp>
@@ -47,6 +48,7 @@ struct ParetoArgs {
   std::string plot_profile;
   std::string algorithm = "dp";
   unsigned threads = 0;
+  std::string epsilon;
   std::vector<std::string> budgets{"5%"};
   bool time_only = false;
 };
@@ -68,6 +70,19 @@ double parse_base_power(const std::string& text) {
     throw exit_error(exit_bad_input, "--base-power: '" + text + "' is not a number of watts");
   if (w < 0) throw exit_error(exit_bad_input, "--base-power: '" + text + "' is negative");
   return w;
+}
+
+// --epsilon E: a positive number (0.01: within 1 %); the approximation is the dp method's.
+double parse_epsilon(const std::string& text, const std::string& algorithm) {
+  if (text.empty()) return 0.0;
+  double e = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), e);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(e) || e <= 0)
+    throw exit_error(exit_bad_input, "--epsilon: '" + text + "' is not a positive number (0.01: within 1 %)");
+  if (algorithm != "dp")
+    throw exit_error(exit_bad_input,
+                     "--epsilon: the approximate front is the dp method's, not --algorithm " + algorithm);
+  return e;
 }
 
 // --budget P%: the slowdown allowed over the fastest time, as a fraction. A bare number is refused
@@ -146,8 +161,9 @@ void analyse(FrontReport& report, const partition::Front& dynamic, const loop::L
 // it free).
 void check_objectives(const ParetoArgs& a, const loop::LoadedProfile& loaded) {
   if (a.time_only) {
-    if (a.energy != "dynamic" || !a.base_power.empty())
-      throw exit_error(exit_bad_input, "--time-only compares no energy: --energy and --base-power do not apply");
+    if (a.energy != "dynamic" || !a.base_power.empty() || !a.epsilon.empty())
+      throw exit_error(exit_bad_input,
+                       "--time-only compares no energy: --energy, --base-power and --epsilon do not apply");
     return;
   }
   if (loaded.file) loop::require_energy(*loaded.file, a.profile, "--time-only");
@@ -166,6 +182,7 @@ int run_pareto(const ParetoArgs& a) {
   report.model.base_power = parse_base_power(a.base_power);
   report.base_power_origin = "from --base-power";
   report.profile_path = a.profile;
+  report.epsilon = parse_epsilon(a.epsilon, a.algorithm);
   std::vector<double> budgets;
   for (const auto& b : a.budgets) budgets.push_back(parse_budget(b));
   const PlotFiles plots{a.plot, a.plot_profile};
@@ -186,10 +203,12 @@ int run_pareto(const ParetoArgs& a) {
       std::cerr << fmt::format("pareto: base power {:g} W: {}\n", report.model.base_power, report.base_power_origin);
   }
   report.processors = profile.names();
+  report.classes = partition::processor_classes(profile).count();
 
   partition::ParetoOptions options;
   options.method = partition::parse_method(a.algorithm).value_or(partition::Method::dp);
   options.dp.threads = a.threads;
+  options.epsilon = report.epsilon;
   // The (time, total energy) front is a subset of the dynamic one (as in htpopta), which the
   // comparison of the two energies' optima needs; --time-only has the time-optimal point alone.
   const partition::Front dynamic = a.time_only ? time_optimal_front(profile, report.workload)
@@ -244,7 +263,11 @@ void add_pareto(CLI::App& app, action& run) {
                   "dp (the fast exact method), paper (HEPOPTA as published) or brute-force (tiny inputs)")
       ->check(CLI::IsMember({"dp", "paper", "brute-force"}))
       ->capture_default_str();
-  cmd->add_option("--threads", args->threads, "Threads for the dp method (0: the hardware's)")->capture_default_str();
+  cmd->add_option("--epsilon", args->epsilon,
+                  "An approximate front for large platforms: every exact Pareto point within a factor 1 + E in time "
+                  "and in energy of a reported one (0.01: within 1 %; the dp method)");
+  cmd->add_option("--threads", args->threads, "Threads for the dp method (0: every core this process may use)")
+      ->capture_default_str();
   cmd->add_option("--budget", args->budgets,
                   "A slowdown allowed over the fastest time, as a percentage (5%): the table, JSON and plot show the "
                   "least energy within it (repeat for several)")

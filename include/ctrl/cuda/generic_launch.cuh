@@ -15,15 +15,22 @@
 // because tiles attached to a controller never overlap and internal tiles are allocations of
 // their own; a launch whose tiles do overlap (one tile passed twice) runs the plain kernels.
 //
+// Vector runs (below): for streaming bodies on aligned storage, a CUDA thread runs consecutive
+// logical threads instead, so that the compiler merges their accesses into 16-byte ones.
+//
 // Native bodies (K::cuda) get a ctrl::CudaThread and are not clipped (they may __syncthreads).
 // Every launch goes through cudaLaunchKernel and returns its status.
 #pragma once
 #include <ctrl/config.hpp>
 #include <ctrl/cuda/context.hpp>
+#include <ctrl/cuda/geometry.hpp>
 #include <ctrl/cuda/thread.cuh>
 #include <ctrl/detail/launch_body.hpp>
 #include <ctrl/kernel.hpp>
 #include <ctrl/threads.hpp>
+
+#include <cstdint>
+#include <type_traits>
 
 namespace ctrl::cuda_detail {
 
@@ -197,6 +204,126 @@ __global__ void coarse_2d(const K k, const LaunchSpace s, const unsigned prefetc
   }
 }
 
+// ---- vector kernels: runs of V consecutive logical threads, 16-byte accesses --------------------
+//
+// The body stays per element; what changes is which logical threads a CUDA thread runs: a run of
+// V = vector_items consecutive ones along the last index (a warp's runs contiguous), instead of
+// single ones blockDim.x apart. The views are rebuilt on the restrict pointers together with what
+// the launch checked of the storage (vector_ready): every tile's first element is 16-byte aligned
+// and the rows of a tile of rank 2 or more hold a whole number of its row unit (16 bytes' worth of
+// elements, at most V: 4 floats, 2 doubles). With the run's first index a multiple of V, the
+// compiler can then prove that the accesses a body makes at its own index form aligned 16-byte
+// vectors, and merges them (ld/st.global.v4.f32, v2.f64: LDG.E.128 / STG.E.128). Accesses it
+// cannot prove aligned (a neighbour's element, a shifted index) stay scalar loads of the same
+// lines: correct, only not merged. The last run of a row or of a 1-D space may be ragged: it runs
+// element by element with bounds checks.
+
+// The elements a tile's rows must be a multiple of for every row to start 16-byte aligned: 16 bytes'
+// worth, at most V; 1 where its elements are 16 bytes or more, or of a size that is no power of two
+// (nothing to merge, or no run would stay aligned).
+template <class P>
+CTRL_HOST_DEVICE constexpr index_t row_unit() {
+  if constexpr (is_tile_param_v<P>) {
+    constexpr std::size_t s = sizeof(typename P::element_type);
+    if constexpr ((s & (s - 1)) != 0 || s >= 16) return 1;
+    else return 16 / s < vector_items ? static_cast<index_t>(16 / s) : index_t{vector_items};
+  } else {
+    return 1;
+  }
+}
+
+// Whether the parameters have a tile whose accesses runs could merge.
+template <class... P>
+constexpr bool any_vector_tile() {
+  return ((row_unit<P>() > 1) || ...);
+}
+
+// Whether every tile's storage allows the runs: first element 16-byte aligned, rows (the last
+// extent, for ranks of 2 or more) a whole number of its row unit, so that every row starts aligned.
+template <class... P>
+bool vector_ready(const P&... p) {
+  auto ready = [](const auto& v) {
+    using Q = std::remove_cvref_t<decltype(v)>;
+    if constexpr (is_tile_param_v<Q>) {
+      if (reinterpret_cast<std::uintptr_t>(v.data()) % 16 != 0) return false;
+      if constexpr (Q::rank >= 2) return v.extent(Q::rank - 1) % row_unit<Q>() == 0;
+    }
+    return true;
+  };
+  return (ready(p) && ...);
+}
+
+// rebind, plus the rows' fact vector_ready checked, for the compiler (the pointers' alignment comes
+// with them: aligned16).
+template <class P>
+__device__ CTRL_FORCEINLINE const P& rebind_vector(const P& p, const void*) {
+  return p;
+}
+template <class P, class Q>
+  requires is_tile_param_v<P>
+__device__ CTRL_FORCEINLINE P rebind_vector(const P& p, Q* q) {
+  const P v = rebind(p, q);
+  if constexpr (P::rank >= 2) {
+    constexpr auto unit = static_cast<std::uint64_t>(row_unit<P>());
+    __builtin_assume((static_cast<std::uint64_t>(v.extent(P::rank - 1)) & (unit - 1)) == 0);
+  }
+  return v;
+}
+
+// A pointer the compiler may take as 16-byte aligned. Taken once per run and handed to all its
+// items: each call makes a new pointer value, and the compiler merges only accesses it sees made
+// through the same one. (The loads of In tiles then lose ld.global.nc: the compiler no longer
+// traces the pointer to the read-only kernel parameter. The 16-byte access is what pays.)
+template <class Q>
+__device__ CTRL_FORCEINLINE Q* aligned16(Q* q) {
+  return static_cast<Q*>(__builtin_assume_aligned(q, 16));
+}
+
+// One thread's run of V consecutive logical threads from x0 (row: the 2-D index before them).
+template <unsigned V, std::size_t D, class K, class... P>
+__device__ CTRL_FORCEINLINE void vector_run(const K& k, index_t row, index_t x0, const P&... p, kernel_ptr_t<P>... q) {
+#pragma unroll
+  for (unsigned i = 0; i < V; ++i) k(D == 1 ? Thread{x0 + i, 0, 0} : Thread{row, x0 + i, 0}, rebind_vector(p, q)...);
+}
+
+// The same element by element, those at or past `end` left out: the last, ragged run of the space
+// (1-D) or of each row (2-D). Called from a loop of its own, for the reason coarse_1d gives.
+template <unsigned V, std::size_t D, class K, class... P>
+__device__ CTRL_FORCEINLINE void vector_ragged(const K& k, index_t row, index_t x0, index_t end, const P&... p,
+                                               kernel_ptr_t<P>... q) {
+  for (unsigned i = 0; i < V; ++i)
+    if (x0 + i < end) k(D == 1 ? Thread{x0 + i, 0, 0} : Thread{row, x0 + i, 0}, rebind_vector(p, q)...);
+}
+
+// A run's first index is written as a product with V: the equal sum of products, followed by a
+// bounds test, lost the merged accesses (nvcc 13, checked in the PTX).
+template <unsigned V, class K, class... P>
+__global__ void vector_1d(const K k, const index_t n, P... p, kernel_ptr_t<P>... q) {
+  const index_t step = static_cast<index_t>(gridDim.x) * blockDim.x * V;
+  index_t x0 = (static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x) * V;
+  for (; x0 + V <= n; x0 += step) vector_run<V, 1, K, P...>(k, 0, x0, p..., aligned16(q)...);
+  if (x0 < n) vector_ragged<V, 1, K, P...>(k, 0, x0, n, p..., q...);
+}
+
+template <unsigned V, class K, class... P>
+__global__ void vector_2d(const K k, const LaunchSpace s, P... p, kernel_ptr_t<P>... q) {
+  const index_t y0 = (static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x) * V;
+  if (y0 >= s.ext[1]) return;
+  if (y0 + V <= s.ext[1]) {
+    for (index_t by = blockIdx.y; by < s.blocks_y; by += gridDim.y) {
+      const index_t x = by * blockDim.y + threadIdx.y;
+      if (x >= s.ext[0]) return;
+      vector_run<V, 2, K, P...>(k, x, y0, p..., aligned16(q)...);
+    }
+  } else {
+    for (index_t by = blockIdx.y; by < s.blocks_y; by += gridDim.y) {
+      const index_t x = by * blockDim.y + threadIdx.y;
+      if (x >= s.ext[0]) return;
+      vector_ragged<V, 2, K, P...>(k, x, y0, s.ext[1], p..., q...);
+    }
+  }
+}
+
 // ---- plain kernels: any geometry, no restrict (tiles that overlap; 3-D spaces) -----------------
 
 template <class K, class... P>
@@ -268,6 +395,32 @@ cudaError_t launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, cuda
   return cudaLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, args, 0, stream);
 }
 
+// Whether a generic launch of K with geometry g runs the vector kernels, given tiles that do not
+// overlap in a 1-D or 2-D space (what launch checks first): the characterization allows them, a
+// tile's accesses could merge, the geometry has their grid, and the storage is aligned.
+template <class K, class... P>
+bool takes_vector_runs(const detail::CudaGeometry& g, const P&... p) {
+  if constexpr (vector_traits(detail::traits_of<K>()) && any_vector_tile<P...>()) {
+    return g.vector_items == vector_items && vector_ready(p...);
+  } else {
+    (void)g, ((void)p, ...);
+    return false;
+  }
+}
+
+// The vector kernels on the geometry's vector grid (only where takes_vector_runs).
+template <class K, class... P>
+cudaError_t launch_vector(dim3 block, cudaStream_t stream, const Threads& space, const detail::CudaGeometry& g,
+                          const K& kernel, const P&... p) {
+  const dim3 grid(g.vector_grid[0], g.vector_grid[1], g.vector_grid[2]);
+  if (space.dims() == 1) {
+    const index_t n = space.x();
+    return launch_kernel(&vector_1d<vector_items, K, P...>, grid, block, stream, kernel, n, p..., data_of(p)...);
+  }
+  return launch_kernel(&vector_2d<vector_items, K, P...>, grid, block, stream, kernel, make_space(space, g), p...,
+                       data_of(p)...);
+}
+
 template <unsigned N, class K, class... P>
 cudaError_t launch_coarse(dim3 grid, dim3 block, cudaStream_t stream, const Threads& space,
                           const detail::CudaGeometry& g, const K& kernel, const P&... p) {
@@ -295,6 +448,9 @@ cudaError_t launch(Variant v, CudaContext& ctx, const detail::CudaGeometry& g, c
   }
   if constexpr (detail::has_generic<K>) {
     if (space.dims() <= 2 && tiles_disjoint(p...)) {
+      if constexpr (vector_traits(detail::traits_of<K>()) && any_vector_tile<P...>()) {
+        if (takes_vector_runs<K>(g, p...)) return launch_vector(block, stream, space, g, kernel, p...);
+      }
       switch (g.items) {
         case 1: return launch_coarse<1>(grid, block, stream, space, g, kernel, p...);
         case 2: return launch_coarse<2>(grid, block, stream, space, g, kernel, p...);

@@ -132,6 +132,22 @@ constexpr Coarsening hopper_coarsening(coalescing c, arith a, sharing s) {
   return {1, true, Prefetch::none};
 }
 
+// Vector-wide runs (generic_launch.cuh): a thread runs vector_items = 4 consecutive logical
+// threads, which the compiler turns into 16-byte loads and stores where the storage is aligned
+// (checked at the launch). Only for the bodies whose accesses are at their own index and do
+// nothing else worth overlapping: coalescing full, arithmetic low, sharing low (matadd, Jacobi's
+// copy). Where the storage does not allow it, the launch runs the table's coarsening instead.
+// Black-Scholes (arithmetic medium) keeps its one item: the math library's branches keep the
+// compiler from merging the loads of consecutive items, and more items cost it bandwidth (above).
+inline constexpr unsigned vector_items = 4;
+constexpr bool hopper_vector(coalescing c, arith a, sharing s) {
+  if (c == coalescing::deflt) c = coalescing::full;
+  if (a == arith::deflt) a = arith::medium;
+  if (s == sharing::deflt) s = sharing::low;
+  return c == coalescing::full && a == arith::low && s == sharing::low;
+}
+constexpr bool vector_traits(const Traits& t) { return !t.block.fixed() && hopper_vector(t.coal, t.ops, t.share); }
+
 constexpr unsigned blocks_for(index_t n, unsigned per_block) {
   const index_t b = (n + per_block - 1) / per_block;
   return static_cast<unsigned>(b);
@@ -215,7 +231,16 @@ constexpr detail::CudaGeometry geometry_for(const Traits& t, const Threads& spac
   if (!t.block.fixed()) b = fitted_block(b, space);
   Coarsening co{};
   if (coarsen && !t.block.fixed()) co = fitted_coarsening(hopper_coarsening(t.coal, t.ops, t.share), b, space, lim);
-  return geometry_for(b, space, lim, co);
+  detail::CudaGeometry g = geometry_for(b, space, lim, co);
+  if (coarsen && vector_traits(t)) {  // the vector runs' grid, used where the tiles allow them
+    const Coarsening vco = fitted_coarsening(Coarsening{vector_items, co.grid_stride, Prefetch::none}, b, space, lim);
+    if (vco.items == vector_items) {
+      const detail::CudaGeometry vg = geometry_for(b, space, lim, vco);
+      g.vector_items = vector_items;
+      for (int d = 0; d < 3; ++d) g.vector_grid[d] = vg.grid[d];
+    }
+  }
+  return g;
 }
 
 // Whether the grid does not cover the space at once (clamped to the device's limits, or a

@@ -176,8 +176,10 @@ class BoundKernel<K, Nvcc, param_list<P...>, Refs> final : public LaunchBody {
     } else if constexpr (is_tile_param_v<Q>) {
       using Arg = std::remove_cvref_t<A>;
       static_assert(is_tile_v<Arg>, "a tile parameter (In/Out/InOut) takes a ctrl::Tile argument");
-      static_assert(std::is_same_v<typename Arg::element_type, typename role_of<Q>::element>,
+      static_assert(std::is_same_v<std::remove_const_t<typename Arg::element_type>, typename role_of<Q>::element>,
                     "a tile argument's element type differs from the kernel parameter's");
+      static_assert(!std::is_const_v<typename Arg::element_type> || role_of<Q>::value == Role::in,
+                    "a tile of const elements (wrapped const memory) can only be taken as In");
       static_assert(Arg::rank == role_of<Q>::rank, "a tile argument's rank differs from the kernel parameter's");
       TileExtents<role_of<Q>::rank> e{};
       for (std::size_t d = 0; d < Arg::rank; ++d) e.ext[d] = a.extent(d);

@@ -29,11 +29,16 @@ enum class Family : unsigned char { cpu, cuda };
 // A launch geometry on a CUDA device, x fastest as in dim3. Each CUDA thread of a generic body
 // runs `items` logical threads along the space's last index, blockDim.x apart (coarsening), and
 // may first prefetch its items' elements of the tiles it reads (0: no, 1: into L1, 2: into L2).
+// vector_items > 0: where the tiles' storage allows it (aligned, rows a whole number of 16-byte
+// vectors), each CUDA thread instead runs vector_items logical threads in runs of consecutive
+// ones, on vector_grid (include/ctrl/cuda/geometry.hpp); otherwise the launch runs as above.
 struct CudaGeometry {
   unsigned grid[3] = {1, 1, 1};
   unsigned block[3] = {1, 1, 1};
   unsigned items = 1;
   unsigned prefetch = 0;
+  unsigned vector_items = 0;
+  unsigned vector_grid[3] = {1, 1, 1};
 };
 
 class LaunchBody {

@@ -22,10 +22,14 @@ std::optional<Method> parse_method(std::string_view name) noexcept;  // "dp", "p
 struct ParetoOptions {
   Method method = Method::dp;
   DpOptions dp;
+  // 0: the exact front. Positive: the (1 + epsilon)-approximate front (approximate.hpp; with
+  // dp.threads), only with Method::dp.
+  double epsilon = 0.0;
 };
 
 // HEPOPTA: the exact Pareto front of (parallel time, dynamic energy), one distribution per
-// distinct point, sorted by time; empty when the workload cannot be split exactly.
+// distinct point, sorted by time; empty when the workload cannot be split exactly. With
+// options.epsilon > 0 the approximate front; UsageError for an epsilon with another method.
 Front hepopta(const Profile& profile, Size workload, const ParetoOptions& options = {});
 
 // HTPOPTA: the same for (parallel time, dynamic energy + base_power * time). Throws

@@ -21,7 +21,7 @@
 namespace ctrl::partition {
 
 struct DpOptions {
-  unsigned threads = 0;  // 0: the hardware's, at most 8, and one for small instances
+  unsigned threads = 0;  // 0: every core this process may use (one for small instances)
   int probes = 64;       // time thresholds for the energy bounds; 0 turns those bounds off
 };
 

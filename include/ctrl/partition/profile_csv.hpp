@@ -4,14 +4,16 @@
 // (any order, any letter case, surrounding spaces ignored); other columns are ignored. Every
 // following row is one measured point: a processor name, a size (a positive integer), a time in
 // seconds and a dynamic energy in joules (finite, non-negative numbers). Processors keep the
-// order of their first appearance. Fields may be quoted ("a, b" and "" inside quotes as in
+// order of their first appearance. A processor name may be a Slurm-style range,
+// `node[001-125]/cuda:0`: the row is then that point of every processor it names (classes.hpp;
+// at most 100,000 a row and 20 million points in all). Fields may be quoted ("a, b" and "" inside quotes as in
 // RFC 4180); blank lines are skipped; CRLF line ends and a UTF-8 byte-order mark are accepted.
 //
 // Every error is a ctrl::UsageError whose message starts with "FILE:LINE: " (or "FILE: " when no
 // line applies): a missing file, a FIFO or device instead of a file (refused, not waited on:
 // ctrl/io/files.hpp), an empty or header-only file, a missing column, a ragged row, a
 // non-numeric field, a negative or non-finite time or energy, a size that is not a positive
-// integer, a processor measured twice at the same size.
+// integer, a processor measured twice at the same size (also through a range), a malformed range.
 #pragma once
 #include <ctrl/partition/profile.hpp>
 

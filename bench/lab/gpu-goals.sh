@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# bench/lab/gpu-goals.sh — issue 15's and 16's goals on the GPU machine, in ONE `device` call:
+#   build everything (Release, sm_90, build/gpu, -k 0) -> the whole suite (ctest) ->
+#   compute-sanitizer memcheck on the new GPU paths (recorded launches, wrapped memory, vector runs)
+#   -> the SASS widths of the vector-run kernels -> then, one at a time on a quiet machine:
+#   CPU launch + wait against OpenMP on every core and on 2 (taskset), the CUDA goal benchmarks
+#   (vector runs, replays against hand-captured CUDA graphs, wrapped transfers), the cluster fronts
+#   (bench/partition/cores_run.sh, LIMIT_S a run).
+#
+#   bench/lab/gpu-goals.sh      # from the repository root; results under $OUT (or build/gpu-goals-out)
+#
+# Files: goals.log (all of it), build.log, ctest.log, memcheck.log, sass.txt, cpu-launch-16.json,
+# cpu-launch-2.json, cuda-goals.json, partition-cores.json.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-$PWD/build/gpu-goals-out}
+mkdir -p "$OUT"
+BUILD=${CTRL_GPU_BUILD:-build/gpu}
+JOBS=${CTRL_GPU_JOBS:-16}
+exec > >(tee -a "$OUT/goals.log") 2>&1
+T0=$(date +%s)
+step() { echo; echo "=== [$(($(date +%s) - T0))s] $*"; }
+SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+CUOBJDUMP=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
+
+step "machine"
+date -u +"%Y-%m-%dT%H:%M:%SZ"; uname -srm; echo "cores: $(nproc)"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.draw,pstate --format=csv || true
+
+step "build (Release, sm_90, benchmarks on)"
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCTRL_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DCTRL_BUILD_BENCH=ON >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; echo "CONFIGURE FAILED"; exit 1; }
+ninja -C "$BUILD" -j"$JOBS" -k 0 >>"$OUT/build.log" 2>&1 || { echo "(some targets failed:)"; grep -E "^FAILED" "$OUT/build.log" | head -20; }
+
+step "the whole suite"
+(cd "$BUILD" && timeout "${CTEST_LIMIT_S:-200}" ctest -j10 --timeout 150 --output-on-failure) >"$OUT/ctest.log" 2>&1
+grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)|\(SEGFAULT\)|\(Subprocess" "$OUT/ctest.log" | head -30
+
+step "compute-sanitizer memcheck: recorded launches, wrapped memory, vector runs"
+for t in kinds_cuda_test cuda_test; do
+  [[ -x $BUILD/tests/$t ]] || continue
+  timeout 120 "$SAN" --tool memcheck --error-exitcode 86 "$BUILD/tests/$t" \
+    --gtest_filter='*Record*:*Replay*:*Graph*:*Wrap*:*VectorRuns*' >>"$OUT/memcheck.log" 2>&1
+  echo "$t memcheck exit: $?"
+done
+grep -E "ERROR SUMMARY|PASSED|FAILED" "$OUT/memcheck.log" | head
+
+step "SASS: 128-bit accesses of the vector-run kernels against the hand-written ones"
+OBJ=$(find "$BUILD/bench" -name 'bench_coarsening.cu.o' | head -1)
+"$CUOBJDUMP" -sass "$OBJ" | awk '
+  /Function :/ { name = $3 }
+  /LDG|STG/ { for (i = 1; i <= NF; i++) if ($i ~ /^(LDG|STG)/) { n[name " " $i]++; break } }
+  END { for (k in n) print n[k], k }' | c++filt | grep -E "vector_|hand_" | sort -k2 >"$OUT/sass.txt"
+grep -E "vector_|hand_jacobi4|hand_add4" "$OUT/sass.txt" | cut -c1-160
+
+step "CPU launch + wait against OpenMP: every core, then 2 (taskset -c 0,1)"
+B=$BUILD/bench/bench_launch_cpu
+"$B" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true --benchmark_out="$OUT/cpu-launch-16.json" \
+  --benchmark_out_format=json 2>&1 | grep -E "median|Benchmark"
+taskset -c 0,1 "$B" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+  --benchmark_out="$OUT/cpu-launch-2.json" --benchmark_out_format=json 2>&1 | grep -E "median|Benchmark"
+
+step "CUDA goals: vector runs, replays, wrapped transfers"
+rm -f "$OUT/cuda-goals.md"
+CTRL_BENCH_SUMMARY="$OUT/cuda-goals.md" timeout 240 "$BUILD/bench/bench_cuda" \
+  --benchmark_filter='BM_Vector|BM_ReplayEmpty|BM_ReplayJacobi|BM_EmptyLaunch|BM_WrappedTransfers|BM_DeviceCopy|BM_MatAddBandwidth$|BM_BlackScholesBandwidth$' \
+  --benchmark_out="$OUT/cuda-goals.json" --benchmark_out_format=json --benchmark_counters_tabular=false >/dev/null 2>&1
+echo "bench_cuda exit: $?"
+cat "$OUT/cuda-goals.md" 2>/dev/null
+
+step "cluster fronts (issue 16), each run limited to ${LIMIT_S:=40} s"
+LIMIT_S=$LIMIT_S bench/partition/cores_run.sh "$BUILD" "$OUT/partition-cores.json" | tail -40
+step "done"
