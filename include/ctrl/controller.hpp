@@ -12,6 +12,7 @@
 #include <ctrl/detail/bound_kernel.hpp>
 #include <ctrl/device_spec.hpp>
 #include <ctrl/errors.hpp>
+#include <ctrl/graph.hpp>
 #include <ctrl/tile.hpp>
 
 #include <cstdint>
@@ -92,9 +93,31 @@ class Controller {
     static_assert(Params::size == sizeof...(A), "launch: the number of arguments differs from the kernel's parameters");
     detail::TileUse uses[detail::count_tiles(Params{}) + 1];
     collect_uses(uses, Params{}, args...);
-    detail::BoundKernel<K, Nvcc, Params> body(kernel, std::forward<A>(args)...);  // moved to the heap only if needed
+    // Moved to the heap only if needed.
+    detail::BoundKernel<K, Nvcc, Params, detail::ref_mask<A...>()> body(kernel, std::forward<A>(args)...);
     submit(body, variant, space, uses, detail::count_tiles(Params{}));
   }
+
+  // Records the launches f makes on this controller, without running them, as a graph that
+  // replay() runs again (include/ctrl/graph.hpp has the rules). The launches are checked as they
+  // are recorded, as any launch is. While f runs, this controller only records: attach, detach,
+  // create_internal, destroy_internal, update_host/update_device, wait, replay and a nested
+  // record are UsageErrors. If f throws, nothing is recorded and the exception propagates.
+  template <class F>
+  Graph record(F&& f) {
+    begin_recording();
+    try {
+      std::forward<F>(f)();
+    } catch (...) {
+      abort_recording();
+      throw;
+    }
+    return end_recording();
+  }
+  // Queues the recorded launches `times` times in a row: one queue entry (a CUDA graph launch on a
+  // GPU), with the copies the sequence's roles demand before it. Failures are reported at the next
+  // wait() or detach(), as a launch's are. A graph replays only on the controller that recorded it.
+  void replay(const Graph& graph, std::uint64_t times = 1);
 
   // Rows [begin, end) of an attached tile (its first dimension), moved while it stays attached: the
   // halo exchange of a stencil split across controllers (docs/loop.md, "Halos"). update_host
@@ -142,6 +165,9 @@ class Controller {
   void update_rows(const std::shared_ptr<detail::TileState>& s, index_t begin, index_t end, bool to_host);
   void submit(detail::LaunchBody& body, Variant variant, const Threads& space, const detail::TileUse* uses,
               std::size_t n_uses);
+  void begin_recording();
+  Graph end_recording();
+  void abort_recording() noexcept;
 
   std::unique_ptr<detail::ControllerCore> core_;
 };

@@ -55,6 +55,12 @@ void Controller::submit(detail::LaunchBody& body, Variant variant, const Threads
   core_->submit(body, variant, space, uses, n_uses);
 }
 void Controller::wait() { core_->wait(); }
+void Controller::begin_recording() { core_->begin_recording(); }
+Graph Controller::end_recording() { return Graph(core_->end_recording()); }
+void Controller::abort_recording() noexcept { core_->abort_recording(); }
+void Controller::replay(const Graph& graph, std::uint64_t times) { core_->replay(graph.state_, times); }
+std::size_t Graph::launches() const { return state_ ? state_->launches.size() : 0; }
+std::string Graph::controller() const { return state_ ? state_->controller_name : std::string(); }
 const DeviceSpec& Controller::spec() const { return core_->spec(); }
 std::string Controller::name() const { return core_->name(); }
 std::string Controller::description() const { return core_->description(); }

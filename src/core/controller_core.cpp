@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 
 namespace ctrl::detail {
@@ -10,6 +11,8 @@ namespace ctrl::detail {
 ControllerCore::ControllerCore(DeviceSpec spec, DeviceParts parts, bool check_out)
     : spec_(std::move(spec)), name_(spec_.str()), parts_(std::move(parts)),
       shared_(parts_.memory->shared_with_host()), check_out_(check_out) {
+  static std::atomic<std::uint64_t> next_id{1};
+  id_ = next_id.fetch_add(1);
   ExecutionModel* exec = parts_.exec.get();
   parts_.queue->start([exec] { exec->bind_queue_thread(); });
 }
@@ -46,6 +49,7 @@ std::string ControllerCore::description() const {
 
 void ControllerCore::attach(const std::shared_ptr<TileState>& t) {
   std::lock_guard lock(mutex_);
+  refuse_while_recording(fmt::format("attach of tile {}", t->label()));
   if (t->owner) {
     throw UsageError(fmt::format("attach of tile {} to controller {}: it is already {} controller {}", t->label(),
                                  name_, t->internal ? "internal to" : "attached to", t->owner->name()));
@@ -113,6 +117,7 @@ void ControllerCore::detach(const std::vector<std::shared_ptr<TileState>>& tiles
   std::vector<std::string> moved;
   {
     std::lock_guard lock(mutex_);
+    if (!tiles.empty()) refuse_while_recording(fmt::format("detach of tile {}", tiles.front()->label()));
     for (std::size_t i = 0; i < tiles.size(); ++i) {
       for (std::size_t j = 0; j < i; ++j) {
         if (tiles[j] == tiles[i]) {
@@ -190,6 +195,7 @@ void ControllerCore::update_rows(const std::shared_ptr<TileState>& t, index_t be
   std::uint64_t ticket = 0;
   {
     std::lock_guard lock(mutex_);
+    refuse_while_recording(fmt::format("{} of tile {}", what, t->label()));
     if (t->owner != this || t->internal) {
       throw UsageError(fmt::format("{} of tile {} on controller {}: {}", what, t->label(), name_,
                                    t->internal ? "the tile is internal (it has no host rows)"
@@ -226,6 +232,7 @@ void ControllerCore::update_rows(const std::shared_ptr<TileState>& t, index_t be
 
 void ControllerCore::create_internal(const std::shared_ptr<TileState>& t) {
   std::lock_guard lock(mutex_);
+  refuse_while_recording(fmt::format("create_internal of tile {}", t->label()));
   if (t->owner) {
     throw UsageError(fmt::format("create_internal of tile {} on controller {}: it is already {} controller {}",
                                  t->label(), name_, t->internal ? "internal to" : "attached to", t->owner->name()));
@@ -246,6 +253,7 @@ void ControllerCore::create_internal(const std::shared_ptr<TileState>& t) {
 void ControllerCore::destroy_internal(const std::shared_ptr<TileState>& t) {
   {
     std::lock_guard lock(mutex_);
+    refuse_while_recording(fmt::format("destroy_internal of tile {}", t->label()));
     if (t->owner != this || !t->internal) {
       throw UsageError(fmt::format("destroy_internal of tile {} on controller {}: it is not internal to this "
                                    "controller{}",
@@ -350,6 +358,10 @@ void ControllerCore::submit(LaunchBody& body, Variant variant, const Threads& sp
   std::lock_guard lock(mutex_);
   const Variant v = choose_variant(body, parts_.exec->family(), variant, name_);
   check_launch(body, v, space, uses, n_uses);
+  if (recording_) {
+    add_to_recording(body, v, space, uses, n_uses);
+    return;
+  }
   // Decide the copies now, in submission order, so that the record is exact whatever runs when.
   // Small launches keep their pointers and copies on the stack.
   constexpr std::size_t on_stack = 16;
@@ -415,32 +427,41 @@ std::string ControllerCore::find_unwritten(std::span<const OutCheck> checks) {
 // Runs in the queue's context: the launch's copies in, the checking mode's poison, then the
 // kernel; failures name the launch. Elements of Out tiles left unwritten fail it after the kernel.
 void ControllerCore::run_launch(const LaunchBody& body, Variant v, const Threads& space, void* const* ptrs,
-                                std::span<const Copy> copies, std::span<const OutCheck> checks, std::uint64_t number) {
+                                std::span<const Copy> copies, std::span<const OutCheck> checks, std::uint64_t number,
+                                const ReplayPosition* in_replay) {
   std::string unwritten;
+  // "launch #12" or "launch #12 (replay #6, launch 2 of 2)": formatted only for a message.
+  const auto launch = [&] {
+    return in_replay ? fmt::format("launch #{} (replay #{}, launch {} of {})", number, in_replay->replay,
+                                   in_replay->launch, in_replay->of)
+                     : fmt::format("launch #{}", number);
+  };
   try {
     for (const Copy& c : copies) parts_.memory->copy_in(c.device, c.host, c.bytes);
     for (const OutCheck& c : checks) parts_.memory->poison(c.image, c.bytes, c.elem_size);
     parts_.exec->run(body, v, space, ptrs);
     if (!checks.empty()) unwritten = find_unwritten(checks);
   } catch (const DeviceError& e) {
-    std::throw_with_nested(DeviceError(fmt::format("launch #{} of kernel '{}' ({}) on controller {}: {}", number,
+    std::throw_with_nested(DeviceError(fmt::format("{} of kernel '{}' ({}) on controller {}: {}", launch(),
                                                    body.kernel_name(), variant_name(v), name_, e.what())));
   } catch (const std::exception& e) {
-    std::throw_with_nested(KernelError(fmt::format("launch #{} of kernel '{}' ({}) on controller {} failed: {}", number,
+    std::throw_with_nested(KernelError(fmt::format("{} of kernel '{}' ({}) on controller {} failed: {}", launch(),
                                                    body.kernel_name(), variant_name(v), name_, e.what())));
   } catch (...) {
-    std::throw_with_nested(KernelError(fmt::format("launch #{} of kernel '{}' ({}) on controller {} failed with a "
+    std::throw_with_nested(KernelError(fmt::format("{} of kernel '{}' ({}) on controller {} failed with a "
                                                    "non-standard exception",
-                                                   number, body.kernel_name(), variant_name(v), name_)));
+                                                   launch(), body.kernel_name(), variant_name(v), name_)));
   }
   if (!unwritten.empty()) {
-    throw KernelError(fmt::format("launch #{} of kernel '{}' ({}) on controller {} left {}: an Out parameter must "
+    throw KernelError(fmt::format("{} of kernel '{}' ({}) on controller {} left {}: an Out parameter must "
                                   "write every element; take the tile as InOut to keep the others",
-                                  number, body.kernel_name(), variant_name(v), name_, unwritten));
+                                  launch(), body.kernel_name(), variant_name(v), name_, unwritten));
   }
 }
 
 void ControllerCore::wait() {
+  // A relaxed flag, not the lock: wait is on the hot path of a launch + wait.
+  if (recording_open_.load(std::memory_order_relaxed)) refuse_while_recording("wait");
   parts_.queue->wait(parts_.queue->last_ticket());
   raise_pending_error();
 }

@@ -2,9 +2,11 @@
 // of what to copy for each launch, and the queue. It knows devices only through DeviceParts.
 #pragma once
 #include "device.hpp"
+#include "recording.hpp"
 
 #include <ctrl/controller.hpp>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -27,6 +29,13 @@ class ControllerCore {
   // runs tasks later (a queue thread); an inline queue (CUDA streams) runs it from here.
   void submit(LaunchBody& body, Variant variant, const Threads& space, const TileUse* uses, std::size_t n_uses);
   void wait();
+
+  // Recorded launches (recording.cpp): while a recording is open, submit() records instead of
+  // queuing, and the calls that would move data or wait are refused.
+  void begin_recording();
+  std::shared_ptr<GraphState> end_recording();
+  void abort_recording() noexcept;
+  void replay(const std::shared_ptr<GraphState>& g, std::uint64_t times);
 
   const DeviceSpec& spec() const { return spec_; }
   const std::string& name() const { return name_; }
@@ -56,12 +65,31 @@ class ControllerCore {
   static std::vector<OutCheck> out_checks(const TileUse* uses, std::size_t n_uses);
   std::string find_unwritten(std::span<const OutCheck> checks);
   void run_launch(const LaunchBody& body, Variant v, const Threads& space, void* const* ptrs,
-                  std::span<const Copy> copies, std::span<const OutCheck> checks, std::uint64_t number);
+                  std::span<const Copy> copies, std::span<const OutCheck> checks, std::uint64_t number,
+                  const ReplayPosition* in_replay = nullptr);
   void check_owned(const TileState& t, const char* what, const char* kernel) const;
   void forget(const TileState& t);
   void raise_pending_error();
   [[noreturn]] void report_moved(const std::vector<std::string>& moved) const;
   void unregister_range(TileState& t);
+  // recording.cpp
+  void refuse_while_recording(const std::string& what) const;
+  void add_to_recording(LaunchBody& body, Variant v, const Threads& space, const TileUse* uses, std::size_t n_uses);
+  std::vector<std::shared_ptr<TileState>> replay_tiles(const GraphState& g) const;
+  bool bring_up_to_date(GraphState& g, const std::vector<std::shared_ptr<TileState>>& live);
+  std::vector<Copy> settle_replay(const GraphState& g, const std::vector<std::shared_ptr<TileState>>& live);
+  std::vector<std::vector<OutCheck>> replay_checks(const GraphState& g,
+                                                   const std::vector<std::shared_ptr<TileState>>& live) const;
+  struct ReplayRun {
+    GraphState* graph;
+    void* const* ptrs;  // per tile argument
+    std::span<const Copy> copies;
+    std::span<const std::vector<OutCheck>> checks;  // per launch, checking mode only
+    std::uint64_t first_number, replay_number, times;
+    bool changed;
+  };
+  void run_replay(const ReplayRun& r);
+  void run_launch_by_launch(const ReplayRun& r);
 
   DeviceSpec spec_;
   std::string name_;
@@ -69,6 +97,9 @@ class ControllerCore {
   bool shared_;
   bool check_out_;  // checking mode for Out parameters (ControllerOptions::check_out)
   std::uint64_t launches_ = 0;
+  std::uint64_t id_;                        // tells controllers apart (a graph names the one it replays on)
+  std::unique_ptr<GraphState> recording_;  // open recording, or null
+  std::atomic<bool> recording_open_{false};  // recording_ != null, read without the lock
 
   mutable std::mutex mutex_;  // the API may be used from several host threads
   std::vector<std::shared_ptr<TileState>> owned_;

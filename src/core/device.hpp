@@ -18,6 +18,33 @@
 
 namespace ctrl::detail {
 
+// A recorded sequence of launches (include/ctrl/graph.hpp) as an execution model sees it: launch
+// i's body, variant, index space and tile pointers (resolved to this device's images).
+struct ReplayLaunch {
+  const LaunchBody* body;
+  Variant variant;
+  Threads space;
+  void* const* ptrs;
+};
+class RecordedSequence {
+ public:
+  virtual std::size_t size() const = 0;
+  virtual ReplayLaunch launch(std::size_t i) const = 0;
+
+ protected:
+  ~RecordedSequence() = default;
+};
+
+// What an execution model makes of a recorded sequence to replay it faster than launch by launch
+// (the CUDA kind: a CUDA graph). Called in the queue's context.
+class ReplayPlan {
+ public:
+  virtual ~ReplayPlan() = default;
+  // Runs the sequence `times` times. changed: a value or a tile pointer differs from the last
+  // replay's (or there was none), so a plan built from it must be brought up to date first.
+  virtual void replay(const RecordedSequence& sequence, bool changed, std::uint64_t times) = 0;
+};
+
 // How kernels run. Called from the queue's context, in FIFO order.
 class ExecutionModel {
  public:
@@ -27,6 +54,9 @@ class ExecutionModel {
   virtual void run(const LaunchBody& body, Variant v, const Threads& space, void* const* ptrs) = 0;
   // Called once on the thread that will run the queue's tasks, before the first task.
   virtual void bind_queue_thread() {}
+  // A plan for replaying recorded sequences (host thread, when a recording ends); null: the core
+  // replays them launch by launch through run(), in one queue entry (the CPU kinds).
+  virtual std::unique_ptr<ReplayPlan> plan_replays() { return nullptr; }
 };
 
 // Where a controller's copy of a tile lives. On shared-memory kinds the host memory is used in

@@ -9,6 +9,7 @@
 //     costs. wait() synchronizes the streams; an asynchronous failure becomes a DeviceError
 //     naming the call that reported it and the last kernel launched.
 #include "cuda_device.hpp"
+#include "cuda_replay.hpp"
 #include "host_pinning.hpp"
 
 #include "../core/device.hpp"
@@ -22,6 +23,50 @@
 #include <utility>
 
 namespace ctrl::detail {
+
+// One launch: its work enqueued on ctx.stream(), the device's compute stream or, while a replay
+// plan captures a sequence, the plan's capture stream (cuda_replay.cpp).
+void run_cuda_launch(CudaDevice& dev, CudaContext& ctx, const LaunchBody& body, Variant v, const Threads& space,
+                     void* const* ptrs) {
+  if (v == Variant::library) {
+    dev.make_current();
+    dev.before_kernel();
+    dev.record_launch(body.kernel_name(), v, CudaGeometry{});
+    body.run_cuda_library(ctx, ptrs);
+    dev.enqueued_on_compute();
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) {
+      throw DeviceError(fmt::format("{}: a CUDA call of the library variant failed: {}", dev.label(),
+                                    cuda_error_text(e)));
+    }
+    return;
+  }
+  if (space.empty()) return;
+  // The hot path of a launch: the device checked against this thread's record of what ctrl made
+  // current (a launch that fails because other code switched devices is retried below).
+  const bool trusted = dev.make_current_cached();
+  dev.before_kernel();
+  const CudaGeometry g = cuda_detail::geometry_for(body.traits(), space, dev.limits(), v != Variant::native);
+  if (v == Variant::native && cuda_detail::needs_grid_loop(g, space)) {
+    throw DeviceError(fmt::format("{}: the index space {} needs more blocks of {}x{}x{} than a CUDA grid holds; "
+                                  "native variants are not looped (generic ones are)",
+                                  dev.label(), space.str(), g.block[0], g.block[1], g.block[2]));
+  }
+  dev.record_launch(body.kernel_name(), v, g);
+  auto e = static_cast<cudaError_t>(body.run_cuda(v, ctx, g, space, ptrs));
+  if (e != cudaSuccess && trusted && dev.current_was_changed()) {
+    (void)cudaGetLastError();
+    e = static_cast<cudaError_t>(body.run_cuda(v, ctx, g, space, ptrs));
+  }
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();  // the status is reported here; it must not resurface at the next check
+    throw DeviceError(fmt::format("{}: the kernel launch failed: {} (grid {}x{}x{}, block {}x{}x{}{})",
+                                  dev.label(), cuda_error_text(e), g.grid[0], g.grid[1], g.grid[2], g.block[0],
+                                  g.block[1], g.block[2],
+                                  g.items > 1 ? fmt::format(", {} items per thread", g.items) : std::string()));
+  }
+  dev.enqueued_on_compute();
+}
 
 namespace {
 
@@ -37,45 +82,9 @@ class CudaExecution final : public ExecutionModel {
   }
 
   void run(const LaunchBody& body, Variant v, const Threads& space, void* const* ptrs) override {
-    if (v == Variant::library) {
-      dev_->make_current();
-      dev_->before_kernel();
-      dev_->record_launch(body.kernel_name(), v, CudaGeometry{});
-      body.run_cuda_library(*dev_, ptrs);
-      dev_->enqueued_on_compute();
-      const cudaError_t e = cudaGetLastError();
-      if (e != cudaSuccess) {
-        throw DeviceError(fmt::format("{}: a CUDA call of the library variant failed: {}", dev_->label(),
-                                      cuda_error_text(e)));
-      }
-      return;
-    }
-    if (space.empty()) return;
-    // The hot path of a launch: the device checked against this thread's record of what ctrl made
-    // current (a launch that fails because other code switched devices is retried below).
-    const bool trusted = dev_->make_current_cached();
-    dev_->before_kernel();
-    const CudaGeometry g = cuda_detail::geometry_for(body.traits(), space, dev_->limits(), v != Variant::native);
-    if (v == Variant::native && cuda_detail::needs_grid_loop(g, space)) {
-      throw DeviceError(fmt::format("{}: the index space {} needs more blocks of {}x{}x{} than a CUDA grid holds; "
-                                    "native variants are not looped (generic ones are)",
-                                    dev_->label(), space.str(), g.block[0], g.block[1], g.block[2]));
-    }
-    dev_->record_launch(body.kernel_name(), v, g);
-    auto e = static_cast<cudaError_t>(body.run_cuda(v, *dev_, g, space, ptrs));
-    if (e != cudaSuccess && trusted && dev_->current_was_changed()) {
-      (void)cudaGetLastError();
-      e = static_cast<cudaError_t>(body.run_cuda(v, *dev_, g, space, ptrs));
-    }
-    if (e != cudaSuccess) {
-      (void)cudaGetLastError();  // the status is reported here; it must not resurface at the next check
-      throw DeviceError(fmt::format("{}: the kernel launch failed: {} (grid {}x{}x{}, block {}x{}x{}{})",
-                                    dev_->label(), cuda_error_text(e), g.grid[0], g.grid[1], g.grid[2], g.block[0],
-                                    g.block[1], g.block[2],
-                                    g.items > 1 ? fmt::format(", {} items per thread", g.items) : std::string()));
-    }
-    dev_->enqueued_on_compute();
+    run_cuda_launch(*dev_, *dev_, body, v, space, ptrs);
   }
+  std::unique_ptr<ReplayPlan> plan_replays() override { return make_cuda_replay_plan(dev_); }
 
  private:
   std::shared_ptr<CudaDevice> dev_;

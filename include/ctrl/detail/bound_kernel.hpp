@@ -8,6 +8,7 @@
 #include <ctrl/tile.hpp>
 
 #include <array>
+#include <cstring>
 #include <string>
 #include <tuple>
 #include <typeinfo>
@@ -24,23 +25,43 @@ struct TileExtents {
   index_t ext[N];
 };
 
-template <class P, bool Tile = is_tile_param_v<P>>
+// A value argument bound by ctrl::ref: the value the body uses and the variable it comes from.
+template <class T>
+struct BoundValue {
+  T value;
+  const T* ref;
+};
+
+template <class P, bool Tile = is_tile_param_v<P>, bool Ref = false>
 struct stored_param {
   using type = std::remove_cvref_t<P>;
 };
 template <class P>
-struct stored_param<P, true> {
+struct stored_param<P, true, false> {
   using type = TileExtents<role_of<std::remove_cvref_t<P>>::rank>;
+};
+template <class P>
+struct stored_param<P, false, true> {
+  using type = BoundValue<std::remove_cvref_t<P>>;
+};
+
+template <std::uint32_t Refs, class Seq, class... P>
+struct stored_tuple;
+template <std::uint32_t Refs, std::size_t... I, class... P>
+struct stored_tuple<Refs, std::index_sequence<I...>, P...> {
+  using type = std::tuple<typename stored_param<P, is_tile_param_v<P>, ((Refs >> I) & 1U) != 0>::type...>;
 };
 
 [[noreturn]] void throw_not_compiled_for_cuda(const char* kernel);
 
-template <class K, bool Nvcc, class List>
+// Refs: bit i set when argument i is a ctrl::Ref (the body then keeps the variable's address).
+template <class K, bool Nvcc, class List, std::uint32_t Refs = 0>
 class BoundKernel;
 
-template <class K, bool Nvcc, class... P>
-class BoundKernel<K, Nvcc, param_list<P...>> final : public LaunchBody {
-  using Stored = std::tuple<typename stored_param<P>::type...>;
+template <class K, bool Nvcc, class... P, std::uint32_t Refs>
+class BoundKernel<K, Nvcc, param_list<P...>, Refs> final : public LaunchBody {
+  using Stored = typename stored_tuple<Refs, std::index_sequence_for<P...>, P...>::type;
+  static constexpr bool is_bound(std::size_t i) { return ((Refs >> i) & 1U) != 0; }
   static constexpr std::array<std::size_t, sizeof...(P) + 1> tile_slot = [] {
     std::array<std::size_t, sizeof...(P) + 1> slot{};
     constexpr bool is_tile[] = {is_tile_param_v<P>..., false};
@@ -51,7 +72,8 @@ class BoundKernel<K, Nvcc, param_list<P...>> final : public LaunchBody {
 
  public:
   template <class... A>
-  explicit BoundKernel(const K& kernel, A&&... args) : kernel_(kernel), stored_(store<P>(std::forward<A>(args))...) {}
+  explicit BoundKernel(const K& kernel, A&&... args)
+      : BoundKernel(std::index_sequence_for<P...>{}, kernel, std::forward<A>(args)...) {}
 
   std::unique_ptr<LaunchBody> move_to_heap() override { return std::make_unique<BoundKernel>(std::move(*this)); }
 
@@ -104,11 +126,54 @@ class BoundKernel<K, Nvcc, param_list<P...>> final : public LaunchBody {
     if constexpr (has_cuda_library<K>) with_params(ptrs, [&](const P&... p) { kernel_.cuda_library(ctx, p...); });
   }
 
+  bool binds_values() const override { return Refs != 0; }
+  bool values_changed() const override {
+    if constexpr (Refs == 0) {
+      return false;
+    } else {
+      return [&]<std::size_t... I>(std::index_sequence<I...>) {
+        return (bound_changed<I>() || ...);
+      }(std::index_sequence_for<P...>{});
+    }
+  }
+  void reload_values() override {
+    if constexpr (Refs != 0) {
+      [&]<std::size_t... I>(std::index_sequence<I...>) { (reload<I>(), ...); }(std::index_sequence_for<P...>{});
+    }
+  }
+
  private:
-  template <class Param, class A>
-  static typename stored_param<Param>::type store(A&& a) {
+  template <std::size_t... I, class... A>
+  BoundKernel(std::index_sequence<I...>, const K& kernel, A&&... args)
+      : kernel_(kernel), stored_(store<P, is_bound(I)>(std::forward<A>(args))...) {}
+
+  // Bytes compared, not operator==: a value type need not have one, and a NaN equals itself here.
+  template <std::size_t I>
+  bool bound_changed() const {
+    if constexpr (is_bound(I)) {
+      const auto& b = std::get<I>(stored_);
+      return std::memcmp(&b.value, b.ref, sizeof(b.value)) != 0;
+    } else {
+      return false;
+    }
+  }
+  template <std::size_t I>
+  void reload() {
+    if constexpr (is_bound(I)) {
+      auto& b = std::get<I>(stored_);
+      std::memcpy(&b.value, b.ref, sizeof(b.value));
+    }
+  }
+
+  template <class Param, bool Bound, class A>
+  static typename stored_param<Param, is_tile_param_v<Param>, Bound>::type store(A&& a) {
     using Q = std::remove_cvref_t<Param>;
-    if constexpr (is_tile_param_v<Q>) {
+    if constexpr (Bound) {
+      static_assert(!is_tile_param_v<Q>, "ctrl::ref binds value parameters; a tile parameter takes the tile");
+      static_assert(std::is_same_v<std::remove_cvref_t<decltype(*a.ptr)>, Q>,
+                    "ctrl::ref binds a variable of the value parameter's exact type");
+      return {*a.ptr, a.ptr};
+    } else if constexpr (is_tile_param_v<Q>) {
       using Arg = std::remove_cvref_t<A>;
       static_assert(is_tile_v<Arg>, "a tile parameter (In/Out/InOut) takes a ctrl::Tile argument");
       static_assert(std::is_same_v<std::remove_const_t<typename Arg::element_type>, typename role_of<Q>::element>,
@@ -132,6 +197,8 @@ class BoundKernel<K, Nvcc, param_list<P...>> final : public LaunchBody {
       using E = typename role_of<Q>::element;
       using Ptr = std::conditional_t<role_of<Q>::value == Role::in, const E*, E*>;
       return Q(static_cast<Ptr>(ptrs[tile_slot[I]]), std::get<I>(stored_).ext);
+    } else if constexpr (is_bound(I)) {
+      return std::get<I>(stored_).value;
     } else {
       return std::get<I>(stored_);
     }

@@ -65,6 +65,12 @@ class LaunchBody {
   virtual int run_cuda(Variant v, CudaContext& ctx, const CudaGeometry& geometry, const Threads& space,
                        void* const* ptrs) const = 0;
   virtual void run_cuda_library(CudaContext& ctx, void* const* ptrs) const = 0;
+
+  // Value arguments bound by ctrl::ref (recorded launches, include/ctrl/graph.hpp): whether the
+  // body has any, whether a variable differs from the value the body holds, and taking them again.
+  virtual bool binds_values() const { return false; }
+  virtual bool values_changed() const { return false; }
+  virtual void reload_values() {}
 };
 
 // Picks the best variant a body defines for a family, or the one asked for; throws UsageError

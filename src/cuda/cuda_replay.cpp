@@ -1,0 +1,241 @@
+// Recorded launches as CUDA graphs. The sequence is captured (cudaStreamBeginCapture) from a
+// stream of the plan's own, through the same launch path as a plain launch, so that generic,
+// native and library variants alike become graph nodes; the graph is instantiated and launched
+// on the controller's compute stream, after the replay's copies like any kernel.
+//
+// Parameters that change between replays (a ctrl::ref value, a tile attached again elsewhere in
+// device memory) are taken by capturing the sequence again and updating the instantiated graphs
+// with cudaGraphExecUpdate (re-instantiating only where the update is refused): one path for
+// every node kind, kernel or library, and a launch already queued keeps the parameters it had.
+//
+// replay(n) launches graphs that hold the sequence 2^k times in a row (child-graph nodes, built
+// on first use and kept), largest first: n = 1000 replays of Jacobi's two kernels are 6 graph
+// launches, not 1000, so that the host's launch cost stays far below the kernels' time.
+#include "cuda_replay.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <exception>
+#include <map>
+#include <utility>
+#include <vector>
+
+namespace ctrl::detail {
+
+namespace {
+
+// A graph launch covers at most this many kernel nodes (or the sequence once, if larger): long
+// enough to hide a launch's host cost, small enough to instantiate in a few milliseconds.
+constexpr std::size_t nodes_per_launch = 1024;
+
+// The device's context on the capture stream. The cuBLAS handle and cuFFT plans are bound to the
+// capture stream while the sequence is captured and bound back to the compute stream after.
+class CaptureContext final : public CudaContext {
+ public:
+  CaptureContext(CudaDevice& dev, cudaStream_t stream) : dev_(dev), stream_(stream) {}
+  ~CaptureContext() override { restore(); }
+  CaptureContext(const CaptureContext&) = delete;
+  CaptureContext& operator=(const CaptureContext&) = delete;
+
+  int device() const override { return dev_.device(); }
+  const cudaDeviceProp& properties() const override { return dev_.properties(); }
+  cudaStream_t stream() const override { return stream_; }
+  cublasHandle_t cublas() override {
+    cublasHandle_t h = dev_.cublas();
+    if (cublas_ == nullptr) {
+      cublas_check(cublasSetStream(h, stream_), "cublasSetStream (graph capture)");
+      cublas_ = h;
+    }
+    return h;
+  }
+  cufftHandle fft_plan(int rank, const int* dims, cufftType type, int batch) override {
+    const cufftHandle p = dev_.fft_plan(rank, dims, type, batch);
+    if (std::find(plans_.begin(), plans_.end(), p) == plans_.end()) {
+      cufft_check(cufftSetStream(p, stream_), "cufftSetStream (graph capture)");
+      plans_.push_back(p);
+    }
+    return p;
+  }
+  std::string name() const override { return dev_.name(); }
+
+  void restore() noexcept {
+    if (cublas_ != nullptr) (void)cublasSetStream(cublas_, dev_.stream());
+    for (const cufftHandle p : plans_) (void)cufftSetStream(p, dev_.stream());
+    cublas_ = nullptr;
+    plans_.clear();
+  }
+
+ private:
+  CudaDevice& dev_;
+  cudaStream_t stream_;
+  cublasHandle_t cublas_ = nullptr;
+  std::vector<cufftHandle> plans_;
+};
+
+// A cudaGraph_t that is destroyed unless released.
+struct GraphGuard {
+  cudaGraph_t g = nullptr;
+  ~GraphGuard() {
+    if (g) cudaGraphDestroy(g);
+  }
+  cudaGraph_t release() { return std::exchange(g, nullptr); }
+};
+
+class CudaReplayPlan final : public ReplayPlan {
+ public:
+  explicit CudaReplayPlan(std::shared_ptr<CudaDevice> dev) : dev_(std::move(dev)) {
+    dev_->make_current();
+    check(cudaStreamCreateWithFlags(&capture_, cudaStreamNonBlocking), dev_->label(), "cudaStreamCreateWithFlags");
+  }
+  ~CudaReplayPlan() override {
+    // Errors cannot leave a destructor. A graph still running is freed by CUDA when it completes.
+    try {
+      dev_->make_current();
+    } catch (...) {
+      return;
+    }
+    for (auto& [copies, exec] : execs_) cudaGraphExecDestroy(exec);
+    if (graph_) cudaGraphDestroy(graph_);
+    cudaStreamDestroy(capture_);
+    (void)cudaGetLastError();
+  }
+  CudaReplayPlan(const CudaReplayPlan&) = delete;
+  CudaReplayPlan& operator=(const CudaReplayPlan&) = delete;
+
+  void replay(const RecordedSequence& sequence, bool changed, std::uint64_t times) override {
+    dev_->make_current();
+    if (changed || stale_) capture(sequence);
+    if (nodes_ == 0) return;  // every launch had an empty index space
+    dev_->before_kernel();    // the replay's copies (on the copy stream) come first
+    const std::uint64_t most = most_copies();
+    for (std::uint64_t left = times; left > 0;) {
+      std::uint64_t copies = most;
+      while (copies > left) copies /= 2;
+      launch(exec_for(copies));
+      left -= copies;
+    }
+    dev_->record_launch(last_.kernel, last_.variant, last_.geometry);  // for messages on asynchronous failures
+    dev_->enqueued_on_compute();
+  }
+
+ private:
+  // The largest power of two of copies of the sequence one graph launch holds.
+  std::uint64_t most_copies() const {
+    std::uint64_t copies = 1;
+    while (2 * copies * nodes_ <= nodes_per_launch) copies *= 2;
+    return copies;
+  }
+
+  void capture(const RecordedSequence& sequence) {
+    stale_ = true;
+    dev_->before_kernel();  // joins the streams now: nothing may wait on an event from inside the capture
+    check(cudaStreamBeginCapture(capture_, cudaStreamCaptureModeRelaxed), dev_->label(), "cudaStreamBeginCapture");
+    GraphGuard captured;
+    {
+      CaptureContext ctx(*dev_, capture_);
+      try {
+        for (std::size_t i = 0; i < sequence.size(); ++i) capture_launch(ctx, sequence, i);
+      } catch (...) {
+        ctx.restore();
+        (void)cudaStreamEndCapture(capture_, &captured.g);
+        (void)cudaGetLastError();
+        throw;
+      }
+    }
+    check(cudaStreamEndCapture(capture_, &captured.g), dev_->label(), "cudaStreamEndCapture");
+    std::size_t nodes = 0;
+    check(cudaGraphGetNodes(captured.g, nullptr, &nodes), dev_->label(), "cudaGraphGetNodes");
+    last_ = dev_->read_launch();
+    if (graph_) cudaGraphDestroy(graph_);
+    graph_ = captured.release();
+    nodes_ = nodes;
+    update_execs();
+    stale_ = false;
+  }
+
+  // Launch i into the capture; a failure names it (the core names the replay).
+  void capture_launch(CaptureContext& ctx, const RecordedSequence& sequence, std::size_t i) {
+    const ReplayLaunch l = sequence.launch(i);
+    try {
+      run_cuda_launch(*dev_, ctx, *l.body, l.variant, l.space, l.ptrs);
+    } catch (const DeviceError& e) {
+      std::throw_with_nested(DeviceError(fmt::format("launch {} of {}, kernel '{}' ({}): {}", i + 1, sequence.size(),
+                                                     l.body->kernel_name(), variant_name(l.variant), e.what())));
+    } catch (const std::exception& e) {
+      std::throw_with_nested(
+          KernelError(fmt::format("launch {} of {}, kernel '{}' ({}) failed: {}", i + 1, sequence.size(),
+                                  l.body->kernel_name(), variant_name(l.variant), e.what())));
+    }
+  }
+
+  // Brings every instantiated graph to the new capture: cudaGraphExecUpdate where CUDA accepts
+  // it (same topology, new parameters), a new instantiation where it does not.
+  void update_execs() {
+    for (auto& [copies, exec] : execs_) {
+      GraphGuard unrolled;
+      cudaGraph_t shape = graph_;
+      if (copies > 1) shape = unrolled.g = build_unrolled(copies);
+      cudaGraphExecUpdateResultInfo info{};
+      if (exec == nullptr || cudaGraphExecUpdate(exec, shape, &info) != cudaSuccess) {
+        (void)cudaGetLastError();
+        if (exec) cudaGraphExecDestroy(exec);
+        exec = nullptr;  // (an instantiation that fails leaves none: the next capture tries again)
+        exec = instantiate(shape);
+      }
+    }
+  }
+
+  // The sequence `copies` times in a row, as child-graph nodes of one graph.
+  cudaGraph_t build_unrolled(std::uint64_t copies) const {
+    GraphGuard u;
+    check(cudaGraphCreate(&u.g, 0), dev_->label(), "cudaGraphCreate");
+    cudaGraphNode_t prev = nullptr;
+    for (std::uint64_t c = 0; c < copies; ++c) {
+      cudaGraphNode_t node = nullptr;
+      check(cudaGraphAddChildGraphNode(&node, u.g, prev ? &prev : nullptr, prev ? 1 : 0, graph_), dev_->label(),
+            "cudaGraphAddChildGraphNode");
+      prev = node;
+    }
+    return u.release();
+  }
+
+  cudaGraphExec_t instantiate(cudaGraph_t g) const {
+    cudaGraphExec_t exec = nullptr;
+    check(cudaGraphInstantiate(&exec, g, 0), dev_->label(), "cudaGraphInstantiate");
+    return exec;
+  }
+
+  cudaGraphExec_t exec_for(std::uint64_t copies) {
+    const auto it = execs_.find(copies);
+    if (it != execs_.end()) return it->second;
+    GraphGuard unrolled;
+    cudaGraph_t shape = graph_;
+    if (copies > 1) shape = unrolled.g = build_unrolled(copies);
+    return execs_[copies] = instantiate(shape);
+  }
+
+  void launch(cudaGraphExec_t exec) const {
+    const cudaError_t e = cudaGraphLaunch(exec, dev_->stream());
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      throw DeviceError(fmt::format("{}: cudaGraphLaunch failed: {}", dev_->label(), cuda_error_text(e)));
+    }
+  }
+
+  std::shared_ptr<CudaDevice> dev_;
+  cudaStream_t capture_ = nullptr;
+  cudaGraph_t graph_ = nullptr;  // the sequence once, as last captured
+  std::size_t nodes_ = 0;
+  bool stale_ = true;  // graph_ and the execs do not hold the current parameters (none captured yet, or it failed)
+  std::map<std::uint64_t, cudaGraphExec_t> execs_;  // by copies of the sequence: 1, 2, 4, ...
+  CudaDevice::LaunchRecord last_{};
+};
+
+}  // namespace
+
+std::unique_ptr<ReplayPlan> make_cuda_replay_plan(std::shared_ptr<CudaDevice> dev) {
+  return std::make_unique<CudaReplayPlan>(std::move(dev));
+}
+
+}  // namespace ctrl::detail
