@@ -52,11 +52,17 @@ if [[ $dry == 1 ]]; then
   opts=(--min-reps 3 --max-reps 5 --max-seconds 2)
   run_opts=(--min-reps 3 --max-reps 4 --max-seconds 1)
 else
-  say "building with the cuda preset (ctrl_tool)"
-  (cd "$repo" && cmake --preset cuda -DCTRL_BUILD_TESTS=OFF -DCTRL_BUILD_BENCH=OFF &&
-     cmake --build build/cuda --target ctrl_tool -j 16) >"$work/build.log" 2>&1 ||
-    { say "build failed:"; tail -40 "$work/build.log"; }
-  build=$repo/build/cuda
+  # CTRL_GPU_BUILD: an existing optimised CUDA build (gpu-goals.sh's build/gpu) where only ctrl_tool
+  # is brought up to date; by default the cuda preset's.
+  build=${CTRL_GPU_BUILD:+$repo/$CTRL_GPU_BUILD}
+  say "building ctrl_tool (${CTRL_GPU_BUILD:-the cuda preset})"
+  if [[ -n $build && -f $build/build.ninja ]]; then
+    cmake --build "$build" --target ctrl_tool -j 16 >"$work/build.log" 2>&1
+  else
+    build=$repo/build/cuda
+    (cd "$repo" && cmake --preset cuda -DCTRL_BUILD_TESTS=OFF -DCTRL_BUILD_BENCH=OFF &&
+       cmake --build build/cuda --target ctrl_tool -j 16) >"$work/build.log" 2>&1
+  fi || { say "build failed:"; tail -40 "$work/build.log"; }
   cpus=cpu:0-14 gpu=cuda:0 load_rows=32768 load_cols=4096 check_s=5
   # Eight sizes a profile, up to 4 s each (rounds of at least 0.3 s); the runs of every point up
   # to 3 s each after their warm-up: two profiles and two fronts' points in about 5 minutes.
