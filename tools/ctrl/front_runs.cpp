@@ -18,18 +18,13 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-std::optional<double> error_of(std::optional<double> measured, std::optional<double> predicted) {
-  if (!measured || !predicted || *predicted == 0) return std::nullopt;
-  return (*measured - *predicted) / *predicted;
-}
-
 struct PointErrors {
   std::optional<double> time, energy;
 };
 
 PointErrors errors_of(const RunReport& r) {
-  return {error_of(r.outcome.measured.wall.mean, r.totals.time_predicted),
-          error_of(r.totals.energy_measured, r.totals.energy_predicted)};
+  return {relative_error(r.outcome.measured.wall.mean, r.totals.time_predicted),
+          relative_error(r.totals.energy_measured, r.totals.energy_predicted)};
 }
 
 // The point (index) with the largest |error| among `which`, by `pick`; nullopt when none has one.
@@ -56,9 +51,15 @@ std::vector<std::pair<std::string, std::vector<std::size_t>>> by_decider(const s
   return groups;
 }
 
+// The points of `which` with the worst time and the worst dynamic energy.
+std::pair<std::optional<std::size_t>, std::optional<std::size_t>> worst_points(const std::vector<RunReport>& reports,
+                                                                               const std::vector<std::size_t>& which) {
+  return {worst(reports, which, [](const PointErrors& e) { return e.time; }),
+          worst(reports, which, [](const PointErrors& e) { return e.energy; })};
+}
+
 std::string worst_text(const std::vector<RunReport>& reports, const std::vector<std::size_t>& which) {
-  const auto t = worst(reports, which, [](const PointErrors& e) { return e.time; });
-  const auto e = worst(reports, which, [](const PointErrors& x) { return x.energy; });
+  const auto [t, e] = worst_points(reports, which);
   return fmt::format("time {}, dynamic energy {}",
                      t ? fmt::format("{} at point {}", format_percent(errors_of(reports[*t]).time), *t + 1) : "—",
                      e ? fmt::format("{} at point {}", format_percent(errors_of(reports[*e]).energy), *e + 1) : "—");
@@ -109,8 +110,7 @@ std::string front_runs_json(const std::vector<RunReport>& reports) {
   }
   json worst_by = json::object();
   const auto entry = [&](const std::vector<std::size_t>& which) {
-    const auto t = worst(reports, which, [](const PointErrors& x) { return x.time; });
-    const auto en = worst(reports, which, [](const PointErrors& x) { return x.energy; });
+    const auto [t, en] = worst_points(reports, which);
     return json{{"time", t ? json{{"point", *t + 1}, {"error", *errors_of(reports[*t]).time}} : json(nullptr)},
                 {"energy", en ? json{{"point", *en + 1}, {"error", *errors_of(reports[*en]).energy}} : json(nullptr)}};
   };

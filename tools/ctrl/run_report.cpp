@@ -13,11 +13,6 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-std::optional<double> relative(std::optional<double> measured, std::optional<double> predicted) {
-  if (!measured || !predicted || *predicted == 0) return std::nullopt;
-  return (*measured - *predicted) / *predicted;
-}
-
 json estimate(const loop::Estimate& e) { return json{{"mean", e.mean}, {"ci", e.ci}, {"n", e.n}}; }
 json optional(std::optional<double> v) { return v ? json(*v) : json(nullptr); }
 
@@ -25,11 +20,11 @@ json processor_json(const loop::ProcessorRun& r) {
   json p{{"processor", r.name}, {"rows", r.rows}};
   p["time"] = {{"measured", r.rows ? estimate(r.time) : json(nullptr)},
                {"predicted", optional(r.predicted.time)},
-               {"error", optional(r.rows ? relative(r.time.mean, r.predicted.time) : std::nullopt)}};
+               {"error", optional(r.rows ? relative_error(r.time.mean, r.predicted.time) : std::nullopt)}};
   if (r.energy)
     p["energy"] = {{"measured", estimate(*r.energy)},
                    {"predicted", optional(r.predicted.energy)},
-                   {"error", optional(relative(r.energy->mean, r.predicted.energy))},
+                   {"error", optional(relative_error(r.energy->mean, r.predicted.energy))},
                    {"held", {{"measured", r.held ? estimate(*r.held) : json(nullptr)},
                              {"predicted", optional(r.predicted.held)}}},
                    {"source", r.energy_source},
@@ -78,10 +73,10 @@ std::string processor_row(const loop::ProcessorRun& r) {
     // "≈": an estimate (energy/estimate.hpp), not a meter's reading.
     em = fmt::format("{}{} ±{}", estimated(r) ? "≈" : "", format_joules(r.energy->mean), format_joules(r.energy->ci));
     if (r.predicted.energy) ep = format_joules(*r.predicted.energy);
-    ee = format_percent(relative(r.energy->mean, r.predicted.energy));
+    ee = format_percent(relative_error(r.energy->mean, r.predicted.energy));
   }
   return fmt::format(fmt::runtime(row_format), r.name, r.rows, tm, tp,
-                     format_percent(r.rows ? relative(r.time.mean, r.predicted.time) : std::nullopt), em, ep, ee);
+                     format_percent(r.rows ? relative_error(r.time.mean, r.predicted.time) : std::nullopt), em, ep, ee);
 }
 
 std::string total_row(const RunReport& r, index_t rows) {
@@ -90,10 +85,10 @@ std::string total_row(const RunReport& r, index_t rows) {
   return fmt::format(fmt::runtime(row_format), "total", rows,
                      fmt::format("{} ±{:.1f}%", format_seconds(wall.mean), 100 * wall.relative_ci()),
                      t.time_predicted ? format_seconds(*t.time_predicted) : "—",
-                     format_percent(relative(wall.mean, t.time_predicted)),
+                     format_percent(relative_error(wall.mean, t.time_predicted)),
                      t.energy_measured ? format_joules(*t.energy_measured) : "—",
                      t.energy_predicted ? format_joules(*t.energy_predicted) : "—",
-                     format_percent(relative(t.energy_measured, t.energy_predicted)));
+                     format_percent(relative_error(t.energy_measured, t.energy_predicted)));
 }
 
 // The held tails inside the energies above: what each device drew above base after its block
@@ -126,6 +121,11 @@ void write_energy_note(std::ostream& out, const RunReport& r) {
 
 }  // namespace
 
+std::optional<double> relative_error(std::optional<double> measured, std::optional<double> predicted) {
+  if (!measured || !predicted || *predicted == 0) return std::nullopt;
+  return (*measured - *predicted) / *predicted;
+}
+
 std::string run_json(const RunReport& r) {
   const loop::RunOutcome& o = r.outcome;
   const loop::RunTotals& t = r.totals;
@@ -145,12 +145,12 @@ std::string run_json(const RunReport& r) {
   doc["total"] = {{"time",
                    {{"measured", estimate(o.measured.wall)},
                     {"predicted", optional(t.time_predicted)},
-                    {"error", optional(relative(o.measured.wall.mean, t.time_predicted))}}},
+                    {"error", optional(relative_error(o.measured.wall.mean, t.time_predicted))}}},
                   {"energy",
                    {{"kind", t.total_energy ? "total" : "dynamic"},
                     {"measured", optional(t.energy_measured)},
                     {"predicted", optional(t.energy_predicted)},
-                    {"error", optional(relative(t.energy_measured, t.energy_predicted))},
+                    {"error", optional(relative_error(t.energy_measured, t.energy_predicted))},
                     {"covers", covered(o)}}}};
   doc["check"] = {{"ok", o.check.ok}, {"worst", o.check.worst}, {"rows", o.check.rows_checked},
                   {"method", o.check.method}, {"detail", o.check.detail}};

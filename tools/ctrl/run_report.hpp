@@ -5,6 +5,7 @@
 #include <ctrl/loop/run.hpp>
 #include <ctrl/loop/workload.hpp>
 
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -21,6 +22,9 @@ struct RunReport {
 
 std::string run_json(const RunReport& r);
 void write_run_table(std::ostream& out, const RunReport& r);
+
+// (measured - predicted) / predicted; nullopt where either is unknown or the prediction is 0.
+std::optional<double> relative_error(std::optional<double> measured, std::optional<double> predicted);
 
 }  // namespace ctrl::tool
 
