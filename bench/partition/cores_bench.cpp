@@ -61,7 +61,9 @@ struct Outcome {
   std::size_t front = 0;
   unsigned threads = 1;
   std::size_t classes = 0;
-  std::size_t thresholds = 0;  // the approximate front's
+  std::size_t thresholds = 0;  // the approximate front's, or the class walk's
+  double bound_seconds = 0.0;  // the exact programme's bounds (sweep) or floor (class walk)
+  double sweep_seconds = 0.0;  // the sweep or the class walk
 };
 
 // One goal: which instance, and what is computed on it.
@@ -76,7 +78,7 @@ Outcome exact(const Case& c, unsigned threads) {
   opt.threads = threads;
   DpStats stats;
   const std::size_t points = pareto_front_dp(c.profile, c.n, opt, &stats).size();
-  return {points, stats.threads, 0};
+  return {points, stats.threads, stats.classes, stats.thresholds, stats.bound_seconds, stats.sweep_seconds};
 }
 
 Outcome approx(const Case& c, unsigned threads) {
@@ -128,9 +130,11 @@ int peak(const std::string& name, unsigned threads) {
     getrusage(RUSAGE_SELF, &after);
     std::printf(
         "{\"goal\": \"%s\", \"p\": %zu, \"n\": %lld, \"classes\": %zu, \"threads\": %u, \"seconds\": %.4f, "
-        "\"front\": %zu, \"thresholds\": %zu, \"peak_rss_mib\": %.1f, \"rss_before_mib\": %.1f}\n",
+        "\"front\": %zu, \"thresholds\": %zu, \"bound_seconds\": %.4f, \"sweep_seconds\": %.4f, "
+        "\"peak_rss_mib\": %.1f, \"rss_before_mib\": %.1f}\n",
         goal.name, c.profile.size(), static_cast<long long>(c.n), processor_classes(c.profile).count(), out.threads,
-        seconds, out.front, out.thresholds, static_cast<double>(after.ru_maxrss) / 1024,
+        seconds, out.front, out.thresholds, out.bound_seconds, out.sweep_seconds,
+        static_cast<double>(after.ru_maxrss) / 1024,
         static_cast<double>(before.ru_maxrss) / 1024);
     return 0;
   }

@@ -1,5 +1,7 @@
+#include <ctrl/partition/classes.hpp>
 #include <ctrl/partition/pareto_dp.hpp>
 
+#include "class_walk.hpp"
 #include "dp_kernels.hpp"
 #include "instance.hpp"
 #include "probes.hpp"
@@ -25,6 +27,9 @@ using detail::Probes;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::uint32_t none = UINT32_MAX;
+
+// The class walk's tables (the copy-count rows of every class) are kept within this.
+constexpr std::size_t class_walk_memory_cap = std::size_t{2} << 30;
 
 // The first i in [0, len) with a + b[i] < c[i], or len. Blocks of 8 are tested with vector
 // compares and no branch per element, so the common case (no improvement) costs little.
@@ -184,6 +189,26 @@ Front pareto_front_dp(const Profile& profile, Size workload, const DpOptions& op
   const std::int32_t n = in.n;
   const std::size_t s = in.stride();
   const unsigned threads = thread_count(opt, in);
+  if (opt.classes) {
+    const ProcessorClasses classes = processor_classes(profile);
+    if (detail::class_walk_bytes(in, classes, class_walk_memory_cap)) {
+      detail::ClassWalkStats ws;
+      std::vector<Solution> candidates;
+      const unsigned walkers = opt.threads != 0 ? opt.threads : detail::usable_cores();
+      for (const auto& parts : detail::class_walk(in, classes, walkers, &ws))
+        candidates.push_back(make_solution(profile, in.to_distribution(parts), workload));
+      if (stats != nullptr) {
+        *stats = DpStats{};
+        stats->classes = classes.count();
+        stats->thresholds = ws.thresholds;
+        stats->threads = walkers;
+        stats->table_bytes = ws.table_bytes;
+        stats->bound_seconds = ws.bound_seconds;
+        stats->sweep_seconds = ws.walk_seconds;
+      }
+      return pareto_filter(std::move(candidates));
+    }
+  }
 
   // Corners of the front: the time-optimal point (HPOPTA) and an energy-optimal distribution.
   const std::vector<double> tau = detail::suffix_min_max_time(in);

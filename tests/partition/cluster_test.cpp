@@ -203,5 +203,69 @@ TEST(DynamicProgramme, RepeatedProcessorsAndManyThreads) {
   }
 }
 
+// The class walk (identical processors combined as classes) against enumeration and against the
+// sweep over processors, on instances with many ties (coarse values), gaps in the sizes,
+// workloads no distribution reaches, and classes mixed with single processors.
+TEST(ClassWalk, SameFrontAsEnumerationAndTheSweep) {
+  std::mt19937_64 rng(1206);
+  int walked = 0;
+  for (int i = 0; i < 600; ++i) {
+    const int m = 2 + i % 5;
+    const Values values = i % 3 == 0 ? Values::coarse : Values::fine;
+    Profile profile = repeated_profile(rng, 1 + i % 3, 4, m, values);
+    if (i % 4 == 3) profile.add(random_profile(rng, 1, m, 0.6, values)[0]);  // a processor of its own
+    const Size n = 1 + static_cast<Size>(rng() % (profile.size() * static_cast<std::size_t>(m) + 1));
+    SCOPED_TRACE("case " + std::to_string(i) + " p=" + std::to_string(profile.size()) + " n=" + std::to_string(n));
+    DpOptions walk, sweep;
+    walk.threads = 1 + static_cast<unsigned>(i % 4);
+    sweep.classes = false;
+    DpStats stats;
+    const Front got = pareto_front_dp(profile, n, walk, &stats);
+    ASSERT_TRUE(valid_front(profile, n, got));
+    if (profile.size() <= 7) ASSERT_TRUE(same_front(brute_force_front(profile, n), got));
+    ASSERT_TRUE(same_front(pareto_front_dp(profile, n, sweep), got));
+    walked += stats.classes > 0 ? 1 : 0;
+  }
+  EXPECT_GT(walked, 400);  // the walk ran, not only the sweep
+}
+
+// Larger clusters of a few kinds, beyond enumeration: the walk and the sweep agree, with one
+// thread and with many.
+TEST(ClassWalk, SameFrontAsTheSweepOnClusters) {
+  std::mt19937_64 rng(125);
+  for (int i = 0; i < 12; ++i) {
+    const Values values = i % 3 == 0 ? Values::coarse : Values::fine;
+    const Profile profile = repeated_profile(rng, 2 + i % 4, 6 + i % 7, 10 + i % 15, values);
+    const Size n = static_cast<Size>(profile.size()) * (2 + i % 6) + static_cast<Size>(i);
+    SCOPED_TRACE("case " + std::to_string(i) + " p=" + std::to_string(profile.size()) + " n=" + std::to_string(n));
+    DpOptions sweep;
+    sweep.classes = false;
+    const Front expected = pareto_front_dp(profile, n, sweep);
+    for (const unsigned threads : {1u, 3u, 16u}) {
+      DpOptions walk;
+      walk.threads = threads;
+      DpStats stats;
+      const Front got = pareto_front_dp(profile, n, walk, &stats);
+      ASSERT_GT(stats.classes, 0u) << threads;
+      ASSERT_TRUE(valid_front(profile, n, got)) << threads;
+      ASSERT_TRUE(same_front(expected, got)) << threads;
+    }
+  }
+}
+
+// Sizes that leave gaps: some workloads no distribution reaches, others only a few.
+TEST(ClassWalk, UnreachableAndBarelyReachableWorkloads) {
+  const ProcessorProfile a("a", {{3, 1.0, 3.0}, {5, 2.0, 4.0}});
+  const Profile two({ProcessorProfile("a0", {a.points().begin(), a.points().end()}),
+                     ProcessorProfile("a1", {a.points().begin(), a.points().end()})});
+  for (Size n = 1; n <= 11; ++n) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    DpStats stats;
+    const Front got = pareto_front_dp(two, n, {}, &stats);
+    EXPECT_TRUE(same_front(brute_force_front(two, n), got));
+    EXPECT_EQ(got.empty(), n == 1 || n == 2 || n == 4 || n == 7 || n == 9 || n == 11);
+  }
+}
+
 }  // namespace
 }  // namespace ctrl::partition

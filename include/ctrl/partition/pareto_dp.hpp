@@ -23,11 +23,17 @@ namespace ctrl::partition {
 struct DpOptions {
   unsigned threads = 0;  // 0: every core this process may use (one for small instances)
   int probes = 64;       // time thresholds for the energy bounds; 0 turns those bounds off
+  // Identical processors (processor_classes) are combined as classes when there are few of them
+  // and the tables fit: the front is the same, found in a walk over time thresholds instead of a
+  // sweep over processors. false: always the sweep.
+  bool classes = true;
 };
 
 // What one run did, for benchmarks and tests.
 struct DpStats {
-  std::size_t states = 0;       // partial Pareto points kept, summed over the processors
+  std::size_t classes = 0;      // classes walked; 0 when the sweep over processors ran
+  std::size_t thresholds = 0;   // the class walk's thresholds
+  std::size_t states = 0;       // the sweep's partial Pareto points, summed over the processors
   std::size_t probes = 0;       // thresholds used
   unsigned threads = 1;         // threads used by the sweep
   std::size_t table_bytes = 0;  // largest memory held by the programme's tables at once
