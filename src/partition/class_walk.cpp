@@ -39,13 +39,17 @@ struct ClassItems {
 class ClassPower {
  public:
   ClassPower(const ClassItems& c, std::int32_t n)
-      : k_(c.copies()), largest_(c.largest()), cap_(c.cap(n)), stride_(static_cast<std::size_t>(cap_) + 1),
+      : k_(c.copies()),
+        largest_(c.largest()),
+        cap_(c.cap(n)),
+        stride_(static_cast<std::size_t>(cap_) + 1),
         rows_(static_cast<std::size_t>(k_ + 1) * stride_, inf) {
     for (std::int32_t j = 0; j <= k_; ++j) rows_[static_cast<std::size_t>(j) * stride_] = 0.0;
   }
 
   void add(std::int32_t x, double e) {
     added_.emplace_back(x, e);
+    widest_ = std::max(widest_, x);
     for (std::int32_t j = 1; j <= k_; ++j) {
       const std::int32_t hi = limit(j);
       if (hi >= x) relax(row(j) + x, row(j - 1), e, hi - x + 1);
@@ -53,6 +57,10 @@ class ClassPower {
   }
 
   std::int32_t cap() const { return cap_; }
+  // The largest workload the items added so far can take (the power is inf beyond it).
+  std::int32_t reach() const {
+    return static_cast<std::int32_t>(std::min<std::int64_t>(cap_, std::int64_t{k_} * widest_));
+  }
   const double* power() const { return row(k_); }
 
   // The parts of the k copies at workload w, following the least choices down the rows.
@@ -81,7 +89,7 @@ class ClassPower {
   double* row(std::int32_t j) { return rows_.data() + static_cast<std::size_t>(j) * stride_; }
   const double* row(std::int32_t j) const { return rows_.data() + static_cast<std::size_t>(j) * stride_; }
 
-  std::int32_t k_, largest_, cap_;
+  std::int32_t k_, largest_, cap_, widest_ = 0;
   std::size_t stride_;
   std::vector<double> rows_;
   std::vector<std::pair<std::int32_t, double>> added_;
@@ -124,7 +132,8 @@ class Tree {
   // Sets every leaf's floor (cap + 1 values each), computes the nodes' bounds, and returns the
   // least energy of any distribution (the floors combined at n).
   double set_floors(const std::vector<std::vector<double>>& floors) {
-    for (std::size_t c = 0; c < leaf_.size(); ++c) set_leaf(c, floors[c].data(), static_cast<std::int32_t>(floors[c].size()) - 1);
+    for (std::size_t c = 0; c < leaf_.size(); ++c)
+      set_leaf(c, floors[c].data(), static_cast<std::int32_t>(floors[c].size()) - 1);
     update(inf);
     for (Node& node : nodes_) node.floor = node.leaf != none ? floors[node.leaf] : node.own;
     for (std::size_t i = nodes_.size(); i-- > 0;) {  // parents before children
@@ -137,26 +146,34 @@ class Tree {
       for (const auto [child, sibling] : {std::pair{node.left, node.right}, std::pair{node.right, node.left}}) {
         const std::vector<double>& f = nodes_[sibling].floor;
         nodes_[child].rest.resize(static_cast<std::size_t>(n_) + 1);
-        convolve(node.rest.data(), 0, n_, f.data(), 0, static_cast<std::int32_t>(f.size()) - 1, nodes_[child].rest.data(),
-                 n_, threads_);
+        convolve(node.rest.data(), 0, n_, f.data(), 0, static_cast<std::int32_t>(f.size()) - 1,
+                 nodes_[child].rest.data(), n_, threads_);
       }
     }
     return split(nodes_[root_], n_, inf).second;
   }
 
-  // Leaf c now reads `values` (cap + 1 doubles); its ancestors are recomputed at the next update().
+  // Leaf c now reads `values` (cap + 1 doubles: it takes no more than cap); its ancestors are
+  // recomputed at the next update().
   void set_leaf(std::size_t c, const double* values, std::int32_t cap) {
     Node& node = nodes_[leaf_[c]];
+    total_ += cap - node.span;
     node.values = values;
     node.cap = cap;
+    node.span = cap;
     for (std::size_t at = node.parent; at != none && !nodes_[at].dirty; at = nodes_[at].parent) nodes_[at].dirty = true;
   }
 
   // Recomputes the changed inner nodes (children come before parents in nodes_) within the
   // windows of `bound`, and returns the least energy at n when it is below bound (else >= bound).
   double update(double bound) {
-    for (std::size_t i = 0; i < nodes_.size(); ++i)
-      if (nodes_[i].dirty && i != root_) combine(nodes_[i], bound);
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+      Node& node = nodes_[i];
+      if (i == root_ || node.leaf != none) continue;
+      // The rest of the platform took no more than `others` when the node was combined: where it
+      // can take more now, the node's lower workloads, left out then, are needed.
+      if (node.dirty || total_ - node.span > node.others) combine(node, bound);
+    }
     nodes_[root_].dirty = false;
     return split(nodes_[root_], n_, bound).second;
   }
@@ -179,7 +196,9 @@ class Tree {
   struct Node {
     std::size_t left = none, right = none, parent = none, leaf = none;
     const double* values = nullptr;
-    std::int32_t cap = -1;
+    std::int32_t cap = -1;      // the values are inf beyond it
+    std::int64_t span = 0;      // the sum of its leaves' caps
+    std::int64_t others = 0;    // the other leaves' caps when it was combined
     std::vector<double> own;    // an inner node's values
     std::vector<double> floor;  // the subtree's floor
     std::vector<double> rest;   // [r]: least energy of the other leaves for remaining workload r
@@ -204,12 +223,16 @@ class Tree {
     return at;
   }
 
-  // The workloads [lo, hi] of a node that can still lead below `bound` (lo > hi: none). Without
-  // bounds yet (rest empty), all of them.
+  // The workloads [lo, hi] of a node that can still lead below `bound` (lo > hi: none): the rest
+  // of the platform must be able to take n - w, and, once there are bounds, the node's value plus
+  // the rest's least energy must stay below `bound`.
   std::pair<std::int32_t, std::int32_t> window(const Node& node, double bound) const {
-    if (node.rest.empty() || !(bound < inf)) return {0, node.cap};
-    std::int32_t lo = 0, hi = node.cap;
-    const auto useful = [&](std::int32_t w) { return node.values[w] + node.rest[static_cast<std::size_t>(n_ - w)] < bound; };
+    const std::int64_t others = total_ - node.span;
+    std::int32_t lo = static_cast<std::int32_t>(std::max<std::int64_t>(0, n_ - others)), hi = node.cap;
+    if (node.rest.empty() || !(bound < inf)) return {lo, hi};
+    const auto useful = [&](std::int32_t w) {
+      return node.values[w] + node.rest[static_cast<std::size_t>(n_ - w)] < bound;
+    };
     while (lo <= hi && !useful(lo)) ++lo;
     while (hi >= lo && !useful(hi)) --hi;
     return {lo, hi};
@@ -244,6 +267,8 @@ class Tree {
     const Node& l = nodes_[node.left];
     const Node& r = nodes_[node.right];
     node.cap = std::min(n_, l.cap + r.cap);
+    node.span = l.span + r.span;
+    node.others = total_ - node.span;
     node.own.resize(static_cast<std::size_t>(node.cap) + 1);
     node.values = node.own.data();
     node.dirty = false;
@@ -257,6 +282,7 @@ class Tree {
   std::vector<Node> nodes_;
   std::vector<std::size_t> leaf_;
   std::size_t root_ = 0;
+  std::int64_t total_ = 0;  // the sum of all leaves' caps
 };
 
 // Reachability of workloads as bitsets, for the least feasible threshold.
@@ -370,8 +396,7 @@ std::vector<std::int32_t> distribution(const Instance& in, const std::vector<Cla
 
 std::vector<ClassItems> class_items(const Instance& in, const ProcessorClasses& classes) {
   std::vector<ClassItems> out;
-  for (const auto& members : classes.members)
-    out.push_back(ClassItems{&in.items[members.front()], &members});
+  for (const auto& members : classes.members) out.push_back(ClassItems{&in.items[members.front()], &members});
   return out;
 }
 
@@ -399,7 +424,7 @@ std::vector<std::vector<std::int32_t>> class_walk(const Instance& in, const Proc
 
   std::vector<ClassPower> powers;
   for (const ClassItems& c : classes) powers.emplace_back(c, n);
-  for (std::size_t c = 0; c < classes.size(); ++c) tree.set_leaf(c, powers[c].power(), powers[c].cap());
+  for (std::size_t c = 0; c < classes.size(); ++c) tree.set_leaf(c, powers[c].power(), powers[c].reach());
   const std::vector<Event> events = events_of(classes, n);
 
   std::vector<std::vector<std::int32_t>> found;
@@ -411,7 +436,7 @@ std::vector<std::vector<std::int32_t>> class_walk(const Instance& in, const Proc
       const Event& ev = events[i];
       if (ev.item->energy > last) continue;  // costlier than a point already found: in no later one
       powers[ev.cls].add(ev.item->size, ev.item->energy);
-      tree.set_leaf(ev.cls, powers[ev.cls].power(), powers[ev.cls].cap());
+      tree.set_leaf(ev.cls, powers[ev.cls].power(), powers[ev.cls].reach());
     }
     if (rank < *rstar) continue;
     ++thresholds;

@@ -42,7 +42,7 @@ std::optional<std::size_t> class_walk_bytes(const Instance& in, const ProcessorC
 // The parts (normalised, per processor) of one distribution per point where the least energy
 // falls: a superset of the exact front (pareto_filter keeps the front). Empty when no distribution
 // exists.
-std::vector<std::vector<std::int32_t>> class_walk(const Instance& in, const ProcessorClasses& classes,
-                                                  unsigned threads, ClassWalkStats* stats = nullptr);
+std::vector<std::vector<std::int32_t>> class_walk(const Instance& in, const ProcessorClasses& classes, unsigned threads,
+                                                  ClassWalkStats* stats = nullptr);
 
 }  // namespace ctrl::partition::detail
