@@ -1,5 +1,6 @@
 #include "dp_kernels.hpp"
 
+#include "pool.hpp"
 #include "simd.hpp"
 
 #include <algorithm>
@@ -8,9 +9,10 @@ namespace ctrl::partition::detail {
 
 namespace {
 
-// a[r] = min(a[r], max(b[r - x], t)) for r in [x, n].
-CTRL_PARTITION_SIMD void relax_max(double* a, const double* b, std::int32_t x, std::int32_t n, double t) {
-  for (std::int32_t r = x; r <= n; ++r) {
+// a[r] = min(a[r], max(b[r - x], t)) for r in [max(x, lo), hi).
+CTRL_PARTITION_SIMD void relax_max(double* a, const double* b, std::int32_t x, std::int32_t lo, std::int32_t hi,
+                                   double t) {
+  for (std::int32_t r = std::max(x, lo); r < hi; ++r) {
     const double v = b[r - x] > t ? b[r - x] : t;
     a[r] = v < a[r] ? v : a[r];
   }
@@ -24,10 +26,10 @@ CTRL_PARTITION_SIMD void relax_sum(double* a, const double* b, std::int32_t x, s
   }
 }
 
-// As relax_sum, remembering which size gave the minimum.
+// As relax_sum for r in [max(x, lo), hi), remembering which size gave the minimum.
 CTRL_PARTITION_SIMD void relax_sum_choice(double* a, std::int32_t* choice, const double* b, std::int32_t x,
-                                          std::int32_t n, double e) {
-  for (std::int32_t r = x; r <= n; ++r) {
+                                          std::int32_t lo, std::int32_t hi, double e) {
+  for (std::int32_t r = std::max(x, lo); r < hi; ++r) {
     const double v = b[r - x] + e;
     const bool better = v < a[r];
     a[r] = better ? v : a[r];
@@ -35,17 +37,35 @@ CTRL_PARTITION_SIMD void relax_sum_choice(double* a, std::int32_t* choice, const
   }
 }
 
+// Runs body(lo, hi) over slices of the workloads [0, n] on the pool's threads, or all of them
+// here without one. Each workload's entry is computed as by one pass, so any split gives the same
+// table; slices are kept large enough that a row's work outweighs waking the threads.
+template <class F>
+void by_workloads(Pool* pool, const Instance& in, F&& body) {
+  const std::size_t s = in.stride();
+  const std::size_t T = pool == nullptr ? 1 : std::clamp<std::size_t>(s / 256, 1, pool->size());
+  if (T == 1) {
+    body(std::int32_t{0}, static_cast<std::int32_t>(s));
+    return;
+  }
+  pool->run(static_cast<unsigned>(T), [&](unsigned t) {
+    body(static_cast<std::int32_t>(s * t / T), static_cast<std::int32_t>(s * (t + 1) / T));
+  });
+}
+
 }  // namespace
 
-std::vector<double> suffix_min_max_time(const Instance& in, bool allow_zero) {
+std::vector<double> suffix_min_max_time(const Instance& in, bool allow_zero, Pool* pool) {
   const std::size_t s = in.stride();
   std::vector<double> tau(static_cast<std::size_t>(in.p + 1) * s, inf);
   tau[static_cast<std::size_t>(in.p) * s] = 0.0;
   for (int k = in.p - 1; k >= 0; --k) {
     double* a = &tau[static_cast<std::size_t>(k) * s];
     const double* b = a + s;
-    if (allow_zero) std::copy(b, b + s, a);
-    for (const Item& it : in.items[static_cast<std::size_t>(k)]) relax_max(a, b, it.size, in.n, it.time);
+    by_workloads(pool, in, [&](std::int32_t lo, std::int32_t hi) {
+      if (allow_zero) std::copy(b + lo, b + hi, a + lo);
+      for (const Item& it : in.items[static_cast<std::size_t>(k)]) relax_max(a, b, it.size, lo, hi, it.time);
+    });
   }
   return tau;
 }
@@ -67,7 +87,7 @@ void suffix_min_energy(const Instance& in, double tlimit, double elimit, double*
 }
 
 std::optional<std::vector<std::int32_t>> min_energy_parts(const Instance& in, double tlimit, double elimit,
-                                                          bool allow_zero) {
+                                                          bool allow_zero, Pool* pool) {
   const std::size_t s = in.stride();
   const auto p = static_cast<std::size_t>(in.p);
   std::vector<std::int32_t> choice(p * s, 0);
@@ -75,14 +95,17 @@ std::optional<std::vector<std::int32_t>> min_energy_parts(const Instance& in, do
   prev[0] = 0.0;
   for (std::size_t k = 0; k < p; ++k) {
     std::int32_t* ch = &choice[k * s];
-    if (allow_zero) {
-      // Adding e(0) = 0 keeps the canonical sum unchanged.
-      std::copy(prev.begin(), prev.end(), cur.begin());
-    } else {
-      std::fill(cur.begin(), cur.end(), inf);
-    }
-    for (const Item& it : in.items[k])
-      if (it.time <= tlimit && it.energy <= elimit) relax_sum_choice(cur.data(), ch, prev.data(), it.size, in.n, it.energy);
+    by_workloads(pool, in, [&](std::int32_t lo, std::int32_t hi) {
+      if (allow_zero) {
+        // Adding e(0) = 0 keeps the canonical sum unchanged.
+        std::copy(prev.begin() + lo, prev.begin() + hi, cur.begin() + lo);
+      } else {
+        std::fill(cur.begin() + lo, cur.begin() + hi, inf);
+      }
+      for (const Item& it : in.items[k])
+        if (it.time <= tlimit && it.energy <= elimit)
+          relax_sum_choice(cur.data(), ch, prev.data(), it.size, lo, hi, it.energy);
+    });
     std::swap(prev, cur);
   }
   if (!(prev[static_cast<std::size_t>(in.n)] < inf)) return std::nullopt;
@@ -96,10 +119,10 @@ std::optional<std::vector<std::int32_t>> min_energy_parts(const Instance& in, do
 }
 
 std::optional<std::vector<std::int32_t>> time_optimal_parts(const Instance& in, bool allow_zero) {
-  const std::vector<double> tau = suffix_min_max_time(in, allow_zero);
+  const std::vector<double> tau = suffix_min_max_time(in, allow_zero, nullptr);
   const double tstar = tau[static_cast<std::size_t>(in.n)];
   if (!(tstar < inf)) return std::nullopt;
-  return min_energy_parts(in, in.same_time_limit(tstar), inf, allow_zero);
+  return min_energy_parts(in, in.same_time_limit(tstar), inf, allow_zero, nullptr);
 }
 
 }  // namespace ctrl::partition::detail

@@ -10,10 +10,12 @@
 
 namespace ctrl::partition::detail {
 
+class Pool;
+
 // tau[k * (n + 1) + r], k = 0..p: the least parallel time that gives workload r to processors
 // k..p-1 (0 for r = 0 at k = p; inf where impossible). With allow_zero false every processor
-// must get a non-zero size.
-std::vector<double> suffix_min_max_time(const Instance& in, bool allow_zero = true);
+// must get a non-zero size. With a pool, each row is split between its threads (the same table).
+std::vector<double> suffix_min_max_time(const Instance& in, bool allow_zero = true, Pool* pool = nullptr);
 
 // out[k * (n + 1) + r], k = 0..p: the least dynamic energy that gives workload r to processors
 // k..p-1 using only items with time <= tlimit and energy <= elimit (inf where impossible).
@@ -26,8 +28,9 @@ void suffix_min_energy_row(const Instance& in, int k, double tlimit, double elim
 
 // The parts (normalised) of a distribution of least dynamic energy, summed in processor order,
 // among those whose items have time <= tlimit and energy <= elimit; nullopt when none exists.
+// With a pool, each processor's row is split between its threads (the same parts).
 std::optional<std::vector<std::int32_t>> min_energy_parts(const Instance& in, double tlimit, double elimit,
-                                                          bool allow_zero = true);
+                                                          bool allow_zero = true, Pool* pool = nullptr);
 
 // The parts of a time-optimal distribution with the least dynamic energy among the time-optimal
 // ones (times that are the same to 1e-12 count as equal); nullopt when none exists.

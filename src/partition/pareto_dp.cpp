@@ -1,9 +1,11 @@
 #include <ctrl/partition/classes.hpp>
 #include <ctrl/partition/pareto_dp.hpp>
 
+#include "buffer.hpp"
 #include "class_walk.hpp"
 #include "dp_kernels.hpp"
 #include "instance.hpp"
+#include "pool.hpp"
 #include "probes.hpp"
 #include "simd.hpp"
 
@@ -19,10 +21,11 @@ namespace ctrl::partition {
 
 namespace {
 
+using detail::Buffer;
 using detail::inf;
 using detail::Instance;
 using detail::Item;
-using detail::parallel;
+using detail::Pool;
 using detail::Probes;
 using Clock = std::chrono::steady_clock;
 
@@ -60,23 +63,40 @@ struct Record {
   double energy;
 };
 
-// The Pareto points of one level, all workloads together (CSR by workload).
+// What a kept point remembers for the walk back: 8 bytes a point.
+struct Back {
+  std::int32_t part;
+  std::uint32_t source;
+};
+
+// The Pareto points of one level, all workloads together (CSR by workload). Two are kept and
+// swapped, so their storage is reused from level to level.
 struct Level {
   std::vector<std::uint32_t> offset;  // n + 2
-  std::vector<std::uint32_t> rank;
-  std::vector<double> energy;
+  Buffer<std::uint32_t> rank;
+  Buffer<double> energy;
+  std::size_t size() const { return offset.back(); }
+};
+
+// A level's source points bucketed by rank (a stable counting sort, so each bucket lists them in
+// workload order, as one thread would): the sweep's events.
+struct Events {
+  std::vector<std::uint32_t> start;  // by rank: where the source points of that rank begin
+  Buffer<std::uint32_t> w;           // workload of each source point, in rank order
+  std::vector<std::uint32_t> count;  // [thread][rank]: points of its chunk, then where they go
+  std::vector<std::uint32_t> sum;    // per slice of ranks: its points
 };
 
 // Everything one level's sweep reads.
 struct SweepInput {
   const Instance* in = nullptr;
   const Level* src = nullptr;
-  std::vector<std::uint32_t> event_start;  // by rank: where the source points of that rank begin
-  std::vector<std::uint32_t> event_w;      // workload of each source point, in rank order
-  std::vector<Item> items;                 // usable items of this level's processor, by rank
-  std::vector<std::uint32_t> clip;         // per target: least final time (rank), or none
-  const double* bound = nullptr;           // per (remaining workload, probe): energy to beat
-  const std::uint32_t* probe_of = nullptr; // per rank: the probe interval it lies in
+  const std::uint32_t* event_start = nullptr;
+  const std::uint32_t* event_w = nullptr;
+  const std::vector<Item>* items = nullptr;  // usable items of this level's processor, by rank
+  std::vector<std::uint32_t> clip;           // per target: least final time (rank), or none
+  const double* bound = nullptr;             // per (remaining workload, probe): energy to beat
+  const std::uint32_t* probe_of = nullptr;   // per rank: the probe interval it lies in
   std::size_t probes = 0;
   std::uint32_t last_rank = 0;
 };
@@ -103,7 +123,14 @@ CTRL_PARTITION_SIMD void Sweeper::run(const SweepInput& s, std::int32_t lo, std:
   pos.assign(s.src->offset.begin(), s.src->offset.end() - 1);
   active.clear();
   std::int32_t xmax = -1;
-  for (std::int32_t w = lo; w < hi; ++w) out[static_cast<std::size_t>(w)].clear();
+  for (std::int32_t w = lo; w < hi; ++w) {
+    // Fronts grow slowly from level to level: room for a quarter more points than last time,
+    // so that the records are seldom moved to larger storage while the sweep runs.
+    auto& v = out[static_cast<std::size_t>(w)];
+    const std::size_t want = v.size() + v.size() / 4 + 8;
+    v.clear();
+    if (v.capacity() < want) v.reserve(want);
+  }
 
   auto record = [&](std::int32_t w, std::uint32_t rank, double c, std::int32_t x, std::uint32_t j) {
     const std::uint32_t clip = s.clip[static_cast<std::size_t>(w)];
@@ -117,12 +144,13 @@ CTRL_PARTITION_SIMD void Sweeper::run(const SweepInput& s, std::int32_t lo, std:
       v.push_back(Record{r, x, j, c});
   };
 
+  const std::vector<Item>& items = *s.items;
   std::size_t ai = 0;
   for (std::uint32_t rank = 0; rank <= s.last_rank; ++rank) {
     // Items of this time become usable: combine them with every source's current point.
-    for (; ai < s.items.size() && s.items[ai].rank == rank; ++ai) {
-      const std::int32_t x = s.items[ai].size;
-      const double e = s.items[ai].energy;
+    for (; ai < items.size() && items[ai].rank == rank; ++ai) {
+      const std::int32_t x = items[ai].size;
+      const double e = items[ai].energy;
       eact[static_cast<std::size_t>(x)] = e;
       active.push_back(x);
       xmax = std::max(xmax, x);
@@ -179,6 +207,233 @@ unsigned thread_count(const DpOptions& opt, const Instance& in) {
   return detail::usable_cores();
 }
 
+// Buckets the points of `src` by rank into `ev` (ranks 0 .. ranks - 1). Each thread counts the
+// ranks of one chunk of the points, the counts become positions (by rank, then by chunk), and each
+// thread places its chunk: the order of one pass over the points, on any number of threads.
+void bucket_by_rank(Pool& pool, const Level& src, std::uint32_t ranks, Events& ev) {
+  const std::size_t N = src.size(), R = ranks;
+  const unsigned T = static_cast<unsigned>(std::clamp<std::size_t>(N >> 15, 1, pool.size()));
+  ev.start.resize(R + 1);
+  ev.w.reserve_discard(N);
+  ev.count.resize(T * R);
+  ev.sum.resize(T);
+  const auto chunk = [&](unsigned t) { return std::pair{N * t / T, N * (t + 1) / T}; };
+  const auto slice = [&](unsigned t) { return std::pair{R * t / T, R * (t + 1) / T}; };
+  pool.run(T, [&](unsigned t) {
+    std::uint32_t* c = &ev.count[t * R];
+    std::fill(c, c + R, 0u);
+    const auto [lo, hi] = chunk(t);
+    for (std::size_t j = lo; j < hi; ++j) ++c[src.rank[j]];
+  });
+  pool.run(T, [&](unsigned t) {  // the points of each slice of ranks
+    const auto [lo, hi] = slice(t);
+    std::uint32_t total = 0;
+    for (std::size_t r = lo; r < hi; ++r)
+      for (unsigned u = 0; u < T; ++u) total += ev.count[u * R + r];
+    ev.sum[t] = total;
+  });
+  pool.run(T, [&](unsigned t) {  // counts to positions, each slice from the points before it
+    const auto [lo, hi] = slice(t);
+    std::uint32_t at = 0;
+    for (unsigned u = 0; u < t; ++u) at += ev.sum[u];
+    for (std::size_t r = lo; r < hi; ++r) {
+      ev.start[r] = at;
+      for (unsigned u = 0; u < T; ++u) at += std::exchange(ev.count[u * R + r], at);
+    }
+  });
+  ev.start[R] = static_cast<std::uint32_t>(N);
+  pool.run(T, [&](unsigned t) {
+    std::uint32_t* c = &ev.count[t * R];
+    const auto [lo, hi] = chunk(t);
+    if (lo == hi) return;
+    auto w =
+        static_cast<std::size_t>(std::upper_bound(src.offset.begin(), src.offset.end(), lo) - src.offset.begin()) - 1;
+    for (std::size_t j = lo; j < hi; ++j) {
+      while (src.offset[w + 1] <= j) ++w;
+      ev.w[c[src.rank[j]]++] = static_cast<std::uint32_t>(w);
+    }
+  });
+}
+
+// The targets a level keeps ([wlo, whi], empty when whi < wlo) and their least final times: a
+// point of workload w can end no sooner than the remaining processors allow.
+std::pair<std::int32_t, std::int32_t> clip_targets(const Instance& in, const std::vector<double>& tau, int k,
+                                                   double tstar, double tmax, std::vector<std::uint32_t>& clip) {
+  const std::int32_t n = in.n;
+  const std::size_t s = in.stride();
+  clip.assign(s, none);
+  std::int32_t wlo = n + 1, whi = -1;
+  for (std::int32_t w = k == in.p - 1 ? n : 0; w <= n; ++w) {
+    const double rest = tau[static_cast<std::size_t>(k + 1) * s + static_cast<std::size_t>(n - w)];
+    const double least = std::max(rest, tstar);
+    if (!(least <= tmax)) continue;
+    clip[static_cast<std::size_t>(w)] = in.rank_of(least);
+    wlo = std::min(wlo, w);
+    whi = std::max(whi, w);
+  }
+  return {wlo, whi};
+}
+
+// Splits the targets [wlo, whi] between at most `threads` threads by their estimated work: the
+// source points within reach of each target (at most the largest usable size below it).
+std::vector<std::int32_t> split_targets(const Level& src, const std::vector<Item>& items, std::int32_t wlo,
+                                        std::int32_t whi, unsigned threads) {
+  const unsigned T = whi < wlo ? 1 : std::min<unsigned>(threads, static_cast<unsigned>(whi - wlo + 1));
+  std::vector<std::int32_t> cut(T + 1, wlo);
+  cut[T] = whi + 1;
+  if (T == 1) return cut;
+  std::int32_t reach = 0;
+  for (const Item& it : items) reach = std::max(reach, it.size);
+  std::vector<double> work(static_cast<std::size_t>(whi - wlo) + 2, 0.0);  // cumulative
+  for (std::int32_t w = wlo; w <= whi; ++w) {
+    const auto below = src.offset[static_cast<std::size_t>(w) + 1],
+               from = src.offset[static_cast<std::size_t>(std::max(0, w - reach))];
+    work[static_cast<std::size_t>(w - wlo) + 1] =
+        work[static_cast<std::size_t>(w - wlo)] + static_cast<double>(below - from) + 1.0;
+  }
+  unsigned t = 1;
+  for (std::int32_t w = wlo; w <= whi && t < T; ++w)
+    if (work[static_cast<std::size_t>(w - wlo) + 1] >= work.back() * t / T) cut[t++] = w + 1;
+  for (; t < T; ++t) cut[t] = whi + 1;
+  return cut;
+}
+
+// The records of targets [lo, hi) into the next level, at their offsets, and their parent pointers.
+void collect(const std::vector<std::vector<Record>>& out, std::int32_t lo, std::int32_t hi, Level& next, Back* back) {
+  for (std::int32_t w = lo; w < hi; ++w) {
+    std::size_t j = next.offset[static_cast<std::size_t>(w)];
+    for (const Record& r : out[static_cast<std::size_t>(w)]) {
+      next.rank[j] = r.rank;
+      next.energy[j] = r.energy;
+      back[j] = Back{r.part, r.source};
+      ++j;
+    }
+  }
+}
+
+// What bounds the sweep: the corners of the front, the items a front point may use, the probes.
+struct Bounds {
+  std::vector<double> tau;  // suffix_min_max_time
+  double tstar = 0.0, tmax = 0.0, eps = 0.0;
+  std::uint32_t rmax = 0;
+  std::vector<std::vector<Item>> usable;  // per processor, by rank, with size 0 first
+  Probes probes;
+};
+
+// The bounds; false when no distribution exists.
+bool bounds(const Profile& profile, Size workload, const Instance& in, int probes, Pool& pool, Bounds& b) {
+  // Corners of the front: the time-optimal point (HPOPTA) and an energy-optimal distribution.
+  b.tau = detail::suffix_min_max_time(in, true, &pool);
+  b.tstar = b.tau[static_cast<std::size_t>(in.n)];
+  if (!(b.tstar < inf)) return false;
+  const auto fast = detail::min_energy_parts(in, in.same_time_limit(b.tstar), inf, true, &pool);
+  b.eps = make_solution(profile, in.to_distribution(*fast), workload).energy;
+  const auto frugal = detail::min_energy_parts(in, inf, b.eps, true, &pool);
+  b.tmax = make_solution(profile, in.to_distribution(*frugal), workload).time;
+  const std::uint32_t rstar = in.rank_of(b.tstar);
+  b.rmax = in.rank_of(b.tmax);
+
+  // No front point uses an item costlier than eps or slower than tmax.
+  b.usable.assign(in.items.size(), {});
+  for (std::size_t k = 0; k < in.items.size(); ++k) {
+    auto& u = b.usable[k];
+    u.push_back(Item{0, 0.0, 0.0, 0});
+    for (const Item& it : in.items[k])
+      if (it.time <= b.tmax && it.energy <= b.eps) u.push_back(it);
+    std::stable_sort(u.begin(), u.end(), [](const Item& x, const Item& y) { return x.rank < y.rank; });
+  }
+  if (probes > 0) b.probes = detail::make_probes(in, rstar, b.rmax, b.eps, probes, pool.size());
+  return true;
+}
+
+// The storage of the sweep, kept from level to level: the sources and the next level's points
+// (swapped), their events, the records of every target, the threads' sweepers and the parent
+// pointers of every level.
+struct SweepState {
+  SweepState(const Instance& in, unsigned threads)
+      : back(static_cast<std::size_t>(in.p)), out(in.stride()), sweepers(threads) {
+    const std::size_t s = in.stride();
+    src.offset.assign(s + 1, 1);  // one point, (time 0, energy 0), of workload 0
+    src.offset[0] = 0;
+    src.rank.reserve_discard(1);
+    src.energy.reserve_discard(1);
+    src.rank[0] = 0;
+    src.energy[0] = 0.0;
+    next.offset.resize(s + 1);
+  }
+
+  Level src, next;
+  Events events;
+  std::vector<const Back*> back;
+  detail::Arena<Back> arena;
+  std::vector<std::vector<Record>> out;
+  std::vector<Sweeper> sweepers;
+};
+
+// Sets next.offset from the records of targets [wlo, whi] and makes room for them; their count.
+std::size_t next_offsets(SweepState& st, std::int32_t wlo, std::int32_t whi) {
+  Level& next = st.next;
+  next.offset[0] = 0;
+  for (std::size_t w = 0; w + 1 < next.offset.size(); ++w) {
+    const bool kept = static_cast<std::int32_t>(w) >= wlo && static_cast<std::int32_t>(w) <= whi;
+    next.offset[w + 1] = next.offset[w] + static_cast<std::uint32_t>(kept ? st.out[w].size() : 0);
+  }
+  const std::size_t count = next.size();
+  next.rank.reserve_discard(count);
+  next.energy.reserve_discard(count);
+  return count;
+}
+
+// The sweep, level by level; calls found(parts) for every point of the whole workload (walked
+// back through the parent pointers). Returns the points kept and the tables' peak bytes.
+template <class Found>
+std::pair<std::size_t, std::size_t> sweep(const Instance& in, Bounds& b, Pool& pool, Found&& found) {
+  const std::size_t s = in.stride();
+  const double slack = 1e-9 * b.eps;
+  SweepState st(in, pool.size());
+  SweepInput si;
+  si.in = &in;
+  si.last_rank = b.rmax;
+  std::vector<double> bound;
+  std::size_t states = 0, peak = 0;
+  for (int k = 0; k < in.p; ++k) {
+    const auto [wlo, whi] = clip_targets(in, b.tau, k, b.tstar, b.tmax, si.clip);
+    if (b.probes.count() > 0) {
+      b.probes.level_bound(in, k, slack, bound);
+      si.bound = bound.data();
+      si.probe_of = b.probes.probe_of.data();
+      si.probes = b.probes.count();
+    }
+    bucket_by_rank(pool, st.src, b.rmax + 1, st.events);
+    si.src = &st.src;
+    si.items = &b.usable[static_cast<std::size_t>(k)];
+    si.event_start = st.events.start.data();
+    si.event_w = st.events.w.data();
+    const std::vector<std::int32_t> cut = split_targets(st.src, *si.items, wlo, whi, pool.size());
+    const auto T = static_cast<unsigned>(cut.size() - 1);
+    if (whi >= wlo) pool.run(T, [&](unsigned t) { st.sweepers[t].run(si, cut[t], cut[t + 1], st.out); });
+    // Collect this level's points (the next level's sources) and their parent pointers, each
+    // thread its own targets.
+    const std::size_t count = next_offsets(st, wlo, whi);
+    Back* back = st.arena.take(count);
+    st.back[static_cast<std::size_t>(k)] = back;
+    if (whi >= wlo) pool.run(T, [&](unsigned t) { collect(st.out, cut[t], cut[t + 1], st.next, back); });
+    states += count;
+    peak = std::max(peak, states * 8 + (st.src.size() + count) * 12 + b.probes.bytes());
+    std::swap(st.src, st.next);
+  }
+  std::vector<std::int32_t> parts(static_cast<std::size_t>(in.p));
+  for (std::uint32_t j = st.src.offset[static_cast<std::size_t>(in.n)]; j < st.src.offset[s]; ++j) {
+    std::uint32_t at = j;
+    for (std::size_t k = static_cast<std::size_t>(in.p); k-- > 0;) {
+      parts[k] = st.back[k][at].part;
+      at = st.back[k][at].source;
+    }
+    found(parts);
+  }
+  return {states, peak};
+}
+
 }  // namespace
 
 Front pareto_front_dp(const Profile& profile, Size workload, const DpOptions& opt, DpStats* stats) {
@@ -186,8 +441,6 @@ Front pareto_front_dp(const Profile& profile, Size workload, const DpOptions& op
   const std::optional<Instance> maybe = detail::make_instance(profile, workload);
   if (!maybe) return {};
   const Instance& in = *maybe;
-  const std::int32_t n = in.n;
-  const std::size_t s = in.stride();
   const unsigned threads = thread_count(opt, in);
   if (opt.classes) {
     const ProcessorClasses classes = processor_classes(profile);
@@ -210,137 +463,20 @@ Front pareto_front_dp(const Profile& profile, Size workload, const DpOptions& op
     }
   }
 
-  // Corners of the front: the time-optimal point (HPOPTA) and an energy-optimal distribution.
-  const std::vector<double> tau = detail::suffix_min_max_time(in);
-  const double tstar = tau[static_cast<std::size_t>(n)];
-  if (!(tstar < inf)) return {};
-  const auto fast = detail::min_energy_parts(in, in.same_time_limit(tstar), inf);
-  const double eps = make_solution(profile, in.to_distribution(*fast), workload).energy;
-  const auto frugal = detail::min_energy_parts(in, inf, eps);
-  const double tmax = make_solution(profile, in.to_distribution(*frugal), workload).time;
-  const std::uint32_t rstar = in.rank_of(tstar), rmax = in.rank_of(tmax);
-
-  // No front point uses an item costlier than eps or slower than tmax.
-  std::vector<std::vector<Item>> usable(in.items.size());
-  for (std::size_t k = 0; k < in.items.size(); ++k) {
-    usable[k].push_back(Item{0, 0.0, 0.0, 0});
-    for (const Item& it : in.items[k])
-      if (it.time <= tmax && it.energy <= eps) usable[k].push_back(it);
-    std::stable_sort(usable[k].begin(), usable[k].end(), [](const Item& a, const Item& b) { return a.rank < b.rank; });
-  }
-  Probes probes;
-  if (opt.probes > 0) probes = detail::make_probes(in, rstar, rmax, eps, opt.probes, threads);
-  const double slack = 1e-9 * eps;
+  Pool pool(threads);  // kept for all the steps that follow
+  Bounds b;
+  if (!bounds(profile, workload, in, opt.probes, pool, b)) return {};
   const auto t1 = Clock::now();
-
-  // The sweep, level by level.
-  Level src;
-  src.offset.assign(s + 1, 1);
-  src.offset[0] = 0;
-  src.rank = {0};
-  src.energy = {0.0};
-  std::vector<std::vector<std::int32_t>> part(static_cast<std::size_t>(in.p));
-  std::vector<std::vector<std::uint32_t>> parent(static_cast<std::size_t>(in.p));
-  std::vector<std::vector<Record>> out(s);
-  std::vector<Sweeper> sweepers(threads);
-  std::vector<double> bound;
-  std::size_t states = 0, peak = 0;
-  for (int k = 0; k < in.p; ++k) {
-    SweepInput si;
-    si.in = &in;
-    si.src = &src;
-    si.items = usable[static_cast<std::size_t>(k)];
-    si.last_rank = rmax;
-    const bool last = k == in.p - 1;
-    si.clip.assign(s, none);
-    std::int32_t wlo = n + 1, whi = -1;
-    for (std::int32_t w = last ? n : 0; w <= n; ++w) {
-      const double rest = tau[static_cast<std::size_t>(k + 1) * s + static_cast<std::size_t>(n - w)];
-      const double least = std::max(rest, tstar);
-      if (!(least <= tmax)) continue;
-      si.clip[static_cast<std::size_t>(w)] = in.rank_of(least);
-      wlo = std::min(wlo, w);
-      whi = std::max(whi, w);
-    }
-    if (probes.count() > 0) {
-      probes.level_bound(in, k, slack, bound);
-      si.bound = bound.data();
-      si.probe_of = probes.probe_of.data();
-      si.probes = probes.count();
-    }
-    // Bucket the source points by rank (counting sort).
-    si.event_start.assign(static_cast<std::size_t>(rmax) + 2, 0);
-    for (const std::uint32_t r : src.rank) ++si.event_start[r + 1];
-    for (std::size_t r = 0; r + 1 < si.event_start.size(); ++r) si.event_start[r + 1] += si.event_start[r];
-    si.event_w.resize(src.rank.size());
-    {
-      std::vector<std::uint32_t> fill(si.event_start.begin(), si.event_start.end() - 1);
-      for (std::size_t w = 0; w < s; ++w)
-        for (std::uint32_t j = src.offset[w]; j < src.offset[w + 1]; ++j) si.event_w[fill[src.rank[j]]++] = static_cast<std::uint32_t>(w);
-    }
-    // Split the targets between threads by their estimated work: the source points within reach
-    // of each target (at most the largest usable size below it).
-    const unsigned T = whi < wlo ? 1 : std::min<unsigned>(threads, static_cast<unsigned>(whi - wlo + 1));
-    std::vector<std::int32_t> cut(T + 1, wlo);
-    cut[T] = whi + 1;
-    if (T > 1) {
-      std::int32_t reach = 0;
-      for (const Item& it : si.items) reach = std::max(reach, it.size);
-      std::vector<double> work(static_cast<std::size_t>(whi - wlo) + 2, 0.0);  // cumulative
-      for (std::int32_t w = wlo; w <= whi; ++w) {
-        const auto below = src.offset[static_cast<std::size_t>(w) + 1], from = src.offset[static_cast<std::size_t>(std::max(0, w - reach))];
-        work[static_cast<std::size_t>(w - wlo) + 1] = work[static_cast<std::size_t>(w - wlo)] + static_cast<double>(below - from) + 1.0;
-      }
-      unsigned t = 1;
-      for (std::int32_t w = wlo; w <= whi && t < T; ++w)
-        if (work[static_cast<std::size_t>(w - wlo) + 1] >= work.back() * t / T) cut[t++] = w + 1;
-      for (; t < T; ++t) cut[t] = whi + 1;
-    }
-    if (whi >= wlo)
-      parallel(T, [&](unsigned t) { sweepers[t].run(si, cut[t], cut[t + 1], out); });
-
-    // Collect this level's points: the next level's sources, and the parent pointers.
-    Level next;
-    next.offset.assign(s + 1, 0);
-    auto& pk = part[static_cast<std::size_t>(k)];
-    auto& ak = parent[static_cast<std::size_t>(k)];
-    for (std::size_t w = 0; w < s; ++w) {
-      next.offset[w + 1] = next.offset[w] + static_cast<std::uint32_t>(whi >= wlo && static_cast<std::int32_t>(w) >= wlo && static_cast<std::int32_t>(w) <= whi ? out[w].size() : 0);
-    }
-    next.rank.reserve(next.offset[s]);
-    next.energy.reserve(next.offset[s]);
-    pk.reserve(next.offset[s]);
-    ak.reserve(next.offset[s]);
-    for (std::int32_t w = wlo; w <= whi; ++w)
-      for (const Record& r : out[static_cast<std::size_t>(w)]) {
-        next.rank.push_back(r.rank);
-        next.energy.push_back(r.energy);
-        pk.push_back(r.part);
-        ak.push_back(r.source);
-      }
-    states += next.rank.size();
-    peak = std::max(peak, states * 8 + (src.rank.size() + next.rank.size()) * 12 + probes.bytes());
-    src = std::move(next);
-  }
-
-  // Walk the parent pointers back from the points of the whole workload.
   std::vector<Solution> candidates;
-  const std::uint32_t first = src.offset[static_cast<std::size_t>(n)], end = src.offset[s];
-  for (std::uint32_t j = first; j < end; ++j) {
-    std::vector<std::int32_t> parts(static_cast<std::size_t>(in.p));
-    std::uint32_t at = j;
-    for (std::size_t k = static_cast<std::size_t>(in.p); k-- > 0;) {
-      parts[k] = part[k][at];
-      at = parent[k][at];
-    }
+  const auto [states, peak] = sweep(in, b, pool, [&](const std::vector<std::int32_t>& parts) {
     candidates.push_back(make_solution(profile, in.to_distribution(parts), workload));
-  }
+  });
   Front front = pareto_filter(std::move(candidates));
   if (stats != nullptr) {
     stats->states = states;
-    stats->probes = probes.count();
+    stats->probes = b.probes.count();
     stats->threads = threads;
-    stats->table_bytes = peak + tau.size() * sizeof(double);
+    stats->table_bytes = peak + b.tau.size() * sizeof(double);
     stats->bound_seconds = std::chrono::duration<double>(t1 - t0).count();
     stats->sweep_seconds = std::chrono::duration<double>(Clock::now() - t1).count();
   }

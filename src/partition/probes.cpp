@@ -48,7 +48,7 @@ void fill_kept(const Instance& in, double tlimit, double elimit, int block, doub
 const double* Probes::row(const Instance& in, std::size_t j, int k) {
   const std::size_t s = in.stride();
   if (k % block == 0 || k == in.p)  // kept; row p is kept number ceil(p / B)
-    return &kept[(j * kept_rows + static_cast<std::size_t>((k + block - 1) / block)) * s];
+    return &kept[(slot[j] * kept_rows + static_cast<std::size_t>((k + block - 1) / block)) * s];
   const int b = k / block;
   if (b != loaded) load_block(in, b);
   return &rows[(j * static_cast<std::size_t>(block - 1) + static_cast<std::size_t>(k - b * block - 1)) * s];
@@ -60,7 +60,7 @@ void Probes::load_block(const Instance& in, int b) {
   const unsigned T = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(J)));
   parallel(T, [&](unsigned t) {
     for (std::size_t j = t; j < J; j += T) {
-      const double* below = &kept[(j * kept_rows + static_cast<std::size_t>(b + 1)) * s];
+      const double* below = &kept[(slot[j] * kept_rows + static_cast<std::size_t>(b + 1)) * s];
       for (int k = hi - 1; k > lo; --k) {
         double* dst = &rows[(j * per + static_cast<std::size_t>(k - lo - 1)) * s];
         suffix_min_energy_row(in, k, limit[j], elimit, below, dst);
@@ -103,18 +103,22 @@ Probes make_probes(const Instance& in, std::uint32_t first, std::uint32_t last, 
   const std::size_t kept_rows = kept_count(in.p, block);
   const std::size_t per_probe = (kept_rows + static_cast<std::size_t>(block - 1)) * s * sizeof(double);
   const std::size_t J = thresholds(std::max<std::size_t>(2, memory_cap / per_probe));
+  // The tables are written in place, in the order they are computed; `slot` finds them.
+  Probes pr;
+  pr.kept.resize(J * kept_rows * s);
   struct Done {
     std::uint32_t rank;
-    std::vector<double> kept;
+    std::size_t slot;
   };
   std::vector<Done> done;
+  const auto table = [&](const Done& d) { return &pr.kept[d.slot * kept_rows * s]; };
   const auto compute = [&](const std::vector<std::uint32_t>& ranks) {
     const std::size_t first_new = done.size();
-    for (const std::uint32_t r : ranks) done.push_back(Done{r, std::vector<double>(kept_rows * s)});
+    for (const std::uint32_t r : ranks) done.push_back(Done{r, done.size()});
     const unsigned T = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(ranks.size())));
     parallel(T, [&](unsigned t) {
       for (std::size_t j = first_new + t; j < done.size(); j += T)
-        fill_kept(in, in.times[done[j].rank], elimit, block, done[j].kept.data());
+        fill_kept(in, in.times[done[j].rank], elimit, block, table(done[j]));
     });
     std::sort(done.begin(), done.end(), [](const Done& a, const Done& b) { return a.rank < b.rank; });
   };
@@ -128,7 +132,7 @@ Probes make_probes(const Instance& in, std::uint32_t first, std::uint32_t last, 
   while (done.size() < J) {
     std::vector<std::pair<double, std::size_t>> drops;  // (energy drop, interval)
     for (std::size_t j = 0; j + 1 < done.size(); ++j)
-      if (done[j + 1].rank - done[j].rank >= 2) drops.emplace_back(done[j].kept[n] - done[j + 1].kept[n], j);
+      if (done[j + 1].rank - done[j].rank >= 2) drops.emplace_back(table(done[j])[n] - table(done[j + 1])[n], j);
     if (drops.empty()) break;
     std::sort(drops.begin(), drops.end(), [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
     ranks.clear();
@@ -138,18 +142,16 @@ Probes make_probes(const Instance& in, std::uint32_t first, std::uint32_t last, 
     }
     compute(ranks);
   }
-  Probes pr;
   pr.block = block;
   pr.kept_rows = kept_rows;
   pr.elimit = elimit;
   pr.threads = std::max(1u, threads);
-  pr.kept.resize(done.size() * kept_rows * s);
-  for (std::size_t j = 0; j < done.size(); ++j) {
-    pr.rank.push_back(done[j].rank);
-    pr.limit.push_back(in.times[done[j].rank]);
-    pr.best.push_back(done[j].kept[n]);
-    std::copy(done[j].kept.begin(), done[j].kept.end(), pr.kept.begin() + static_cast<std::ptrdiff_t>(j * kept_rows * s));
-    std::vector<double>().swap(done[j].kept);  // so the tables are held about once, not twice
+  pr.kept.resize(done.size() * kept_rows * s);  // the slots used are the first ones
+  for (const Done& d : done) {
+    pr.rank.push_back(d.rank);
+    pr.limit.push_back(in.times[d.rank]);
+    pr.best.push_back(table(d)[n]);
+    pr.slot.push_back(d.slot);
   }
   pr.rows.resize(done.size() * static_cast<std::size_t>(block - 1) * s);
   pr.probe_of.assign(static_cast<std::size_t>(last) + 1, 0);

@@ -1,6 +1,7 @@
 // Private: the probes of the Pareto dynamic programme, exact energy bounds at a few time
 // thresholds (see pareto_dp.hpp and docs/partition.md), and the small thread helper it uses.
 #pragma once
+#include "buffer.hpp"
 #include "instance.hpp"
 
 #include <cstddef>
@@ -53,7 +54,8 @@ struct Probes {
   std::vector<double> limit;          // per threshold: its time (items up to it are usable)
   std::vector<std::uint32_t> probe_of;  // per rank up to the last threshold
   int block = 1;                      // B: 1 keeps every row
-  std::vector<double> kept;           // [j][c][r]: row min(c * B, p) of threshold j's table
+  UninitVector<double> kept;          // [slot[j]][c][r]: row min(c * B, p) of threshold j's table
+  std::vector<std::size_t> slot;      // per threshold: where its table is in `kept`
 
   std::size_t count() const { return rank.size(); }
   std::size_t bytes() const { return (kept.size() + rows.size()) * sizeof(double); }
@@ -71,7 +73,7 @@ struct Probes {
   double elimit = 0.0;             // items costlier than this are left out
   unsigned threads = 1;            // for recomputing blocks
   std::size_t kept_rows = 0;       // per threshold
-  std::vector<double> rows;        // [j][i][r]: row b * B + 1 + i of the loaded block
+  UninitVector<double> rows;       // [j][i][r]: row b * B + 1 + i of the loaded block
   int loaded = -1;                 // the loaded block b
 };
 
