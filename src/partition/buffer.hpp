@@ -80,11 +80,11 @@ class Buffer {
   const T& operator[](std::size_t i) const noexcept { return data_.get()[i]; }
   std::size_t capacity() const noexcept { return capacity_; }
 
-  // Room for `count` elements; the contents are lost when it grows, by a quarter more than asked
-  // (levels grow from one to the next).
+  // Room for `count` elements; the contents are lost when it grows, to twice what is asked
+  // (levels grow from one to the next; what is not touched costs address space only).
   void reserve_discard(std::size_t count) {
     if (count <= capacity_) return;
-    const std::size_t want = count + count / 4;
+    const std::size_t want = count * 2;
     data_.reset();
     data_.reset(static_cast<T*>(big_alloc(want * sizeof(T))));
     capacity_ = want;

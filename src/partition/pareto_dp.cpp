@@ -212,7 +212,7 @@ unsigned thread_count(const DpOptions& opt, const Instance& in) {
 // thread places its chunk: the order of one pass over the points, on any number of threads.
 void bucket_by_rank(Pool& pool, const Level& src, std::uint32_t ranks, Events& ev) {
   const std::size_t N = src.size(), R = ranks;
-  const unsigned T = static_cast<unsigned>(std::clamp<std::size_t>(N >> 15, 1, pool.size()));
+  const unsigned T = static_cast<unsigned>(std::clamp<std::size_t>(N >> 10, 1, pool.size()));
   ev.start.resize(R + 1);
   ev.w.reserve_discard(N);
   ev.count.resize(T * R);
@@ -399,7 +399,7 @@ std::pair<std::size_t, std::size_t> sweep(const Instance& in, Bounds& b, Pool& p
   for (int k = 0; k < in.p; ++k) {
     const auto [wlo, whi] = clip_targets(in, b.tau, k, b.tstar, b.tmax, si.clip);
     if (b.probes.count() > 0) {
-      b.probes.level_bound(in, k, slack, bound);
+      b.probes.level_bound(in, k, slack, bound, &pool);
       si.bound = bound.data();
       si.probe_of = b.probes.probe_of.data();
       si.probes = b.probes.count();

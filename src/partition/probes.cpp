@@ -1,6 +1,7 @@
 #include "probes.hpp"
 
 #include "dp_kernels.hpp"
+#include "pool.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -71,18 +72,24 @@ void Probes::load_block(const Instance& in, int b) {
   loaded = b;
 }
 
-void Probes::level_bound(const Instance& in, int k, double slack, std::vector<double>& bound) {
+void Probes::level_bound(const Instance& in, int k, double slack, std::vector<double>& bound, Pool* pool) {
   const std::size_t J = count(), s = in.stride();
   std::vector<const double*> lower(J);  // completions in [T_j, T_{j+1}) cost at least lower[j][r]
   for (std::size_t j = 0; j < J; ++j) lower[j] = row(in, std::min(j + 1, J - 1), k + 1);
   bound.resize(s * J);
-  for (std::size_t r = 0; r < s; ++r) {
-    double b = -inf;
-    for (std::size_t j = J; j-- > 0;) {
-      b = std::max(b, best[j] - lower[j][r]);
-      bound[r * J + j] = b + slack;
+  const auto workloads = [&](std::size_t lo, std::size_t hi) {
+    for (std::size_t r = lo; r < hi; ++r) {
+      double b = -inf;
+      for (std::size_t j = J; j-- > 0;) {
+        b = std::max(b, best[j] - lower[j][r]);
+        bound[r * J + j] = b + slack;
+      }
     }
-  }
+  };
+  if (pool == nullptr || s * J < (std::size_t{1} << 16))
+    workloads(0, s);
+  else
+    pool->slices(pool->size(), s, workloads);
 }
 
 // Thresholds: a few spread evenly over the ranks between the time-optimal and energy-optimal

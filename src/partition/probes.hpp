@@ -12,6 +12,8 @@
 
 namespace ctrl::partition::detail {
 
+class Pool;
+
 // The cores this process may run on (its CPU affinity, as a batch system sets it), at least 1.
 unsigned usable_cores() noexcept;
 
@@ -62,7 +64,8 @@ struct Probes {
 
   // bound[r * J + j]: the largest energy a partial point may have at level k (processors 0..k) with
   // remaining workload r and final time in probe interval j or later. Calls come with increasing k.
-  void level_bound(const Instance& in, int k, double slack, std::vector<double>& bound);
+  // With a pool, the workloads are split between its threads (the same bounds).
+  void level_bound(const Instance& in, int k, double slack, std::vector<double>& bound, Pool* pool = nullptr);
 
   // Row k of threshold j's table (valid until the next call for another block).
   const double* row(const Instance& in, std::size_t j, int k);
