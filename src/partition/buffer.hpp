@@ -96,7 +96,8 @@ class Buffer {
 };
 
 // Arrays that are kept to the end (every level's parent pointers), carved one after the other
-// from blocks of at least 64 MiB, so that a thousand levels waste no more than a few huge pages.
+// from blocks that double from 1 MiB to 64 MiB: small instances allocate little, and a thousand
+// levels waste no more than a few huge pages.
 template <class T>
 class Arena {
   static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
@@ -105,10 +106,11 @@ class Arena {
   // Room for `count` elements, uninitialised, valid as long as the arena.
   T* take(std::size_t count) {
     if (blocks_.empty() || count > room_) {
-      const std::size_t want = std::max(count, (std::size_t{64} << 20) / sizeof(T));
+      const std::size_t want = std::max(count, block_ / sizeof(T));
       blocks_.emplace_back(static_cast<T*>(big_alloc(want * sizeof(T))));
       next_ = blocks_.back().get();
       room_ = want;
+      block_ = std::min(2 * block_, std::size_t{64} << 20);
     }
     T* p = next_;
     next_ += count;
@@ -120,6 +122,7 @@ class Arena {
   std::vector<std::unique_ptr<T, FreeBlock<T>>> blocks_;
   T* next_ = nullptr;
   std::size_t room_ = 0;
+  std::size_t block_ = std::size_t{1} << 20;  // bytes of the next block
 };
 
 }  // namespace ctrl::partition::detail

@@ -145,6 +145,10 @@ CTRL_PARTITION_SIMD void Sweeper::run(const SweepInput& s, std::int32_t lo, std:
   };
 
   const std::vector<Item>& items = *s.items;
+  std::int32_t reach = 0;  // the largest usable size
+  for (const Item& it : items) reach = std::max(reach, it.size);
+  const auto a = static_cast<std::uint32_t>(std::max(lo - reach, 0)), b = static_cast<std::uint32_t>(hi);
+  const bool whole = a == 0 && hi > n;
   std::size_t ai = 0;
   for (std::uint32_t rank = 0; rank <= s.last_rank; ++rank) {
     // Items of this time become usable: combine them with every source's current point.
@@ -164,8 +168,14 @@ CTRL_PARTITION_SIMD void Sweeper::run(const SweepInput& s, std::int32_t lo, std:
         ++wp;
       }
     }
-    // Sources whose front improves at this time: combine with every usable item.
-    for (std::uint32_t i = s.event_start[rank]; i < s.event_start[rank + 1]; ++i) {
+    // Sources whose front improves at this time: combine with every usable item. Only sources in
+    // [a, b) reach these targets; a time's sources are in workload order, so they are a range.
+    std::uint32_t i = s.event_start[rank], end = s.event_start[rank + 1];
+    if (i != end && whole == false) {
+      i = static_cast<std::uint32_t>(std::lower_bound(s.event_w + i, s.event_w + end, a) - s.event_w);
+      end = static_cast<std::uint32_t>(std::lower_bound(s.event_w + i, s.event_w + end, b) - s.event_w);
+    }
+    for (; i < end; ++i) {
       const std::int32_t wp = static_cast<std::int32_t>(s.event_w[i]);
       const std::uint32_t j = pos[static_cast<std::size_t>(wp)]++;
       const double e = s.src->energy[j];
