@@ -83,6 +83,7 @@ struct Level {
 struct Events {
   std::vector<std::uint32_t> start;  // by rank: where the source points of that rank begin
   Buffer<std::uint32_t> w;           // workload of each source point, in rank order
+  Buffer<double> energy;             // and its energy (read in order by every thread's sweep)
   std::vector<std::uint32_t> count;  // [thread][rank]: points of its chunk, then where they go
   std::vector<std::uint32_t> sum;    // per slice of ranks: its points
 };
@@ -93,6 +94,7 @@ struct SweepInput {
   const Level* src = nullptr;
   const std::uint32_t* event_start = nullptr;
   const std::uint32_t* event_w = nullptr;
+  const double* event_energy = nullptr;
   const std::vector<Item>* items = nullptr;  // usable items of this level's processor, by rank
   std::vector<std::uint32_t> clip;           // per target: least final time (rank), or none
   const double* bound = nullptr;             // per (remaining workload, probe): energy to beat
@@ -178,7 +180,7 @@ CTRL_PARTITION_SIMD void Sweeper::run(const SweepInput& s, std::int32_t lo, std:
     for (; i < end; ++i) {
       const std::int32_t wp = static_cast<std::int32_t>(s.event_w[i]);
       const std::uint32_t j = pos[static_cast<std::size_t>(wp)]++;
-      const double e = s.src->energy[j];
+      const double e = s.event_energy[i];
       cv[static_cast<std::size_t>(wp)] = e;
       cur[static_cast<std::size_t>(wp)] = j;
       const std::int32_t x0 = std::max(lo - wp, 0), x1 = std::min({hi - wp, xmax + 1, n + 1 - wp});  // [x0, x1)
@@ -225,6 +227,7 @@ void bucket_by_rank(Pool& pool, const Level& src, std::uint32_t ranks, Events& e
   const unsigned T = static_cast<unsigned>(std::clamp<std::size_t>(N >> 10, 1, pool.size()));
   ev.start.resize(R + 1);
   ev.w.reserve_discard(N);
+  ev.energy.reserve_discard(N);
   ev.count.resize(T * R);
   ev.sum.resize(T);
   const auto chunk = [&](unsigned t) { return std::pair{N * t / T, N * (t + 1) / T}; };
@@ -260,7 +263,9 @@ void bucket_by_rank(Pool& pool, const Level& src, std::uint32_t ranks, Events& e
         static_cast<std::size_t>(std::upper_bound(src.offset.begin(), src.offset.end(), lo) - src.offset.begin()) - 1;
     for (std::size_t j = lo; j < hi; ++j) {
       while (src.offset[w + 1] <= j) ++w;
-      ev.w[c[src.rank[j]]++] = static_cast<std::uint32_t>(w);
+      const std::uint32_t at = c[src.rank[j]]++;
+      ev.w[at] = static_cast<std::uint32_t>(w);
+      ev.energy[at] = src.energy[j];
     }
   });
 }
@@ -419,6 +424,7 @@ std::pair<std::size_t, std::size_t> sweep(const Instance& in, Bounds& b, Pool& p
     si.items = &b.usable[static_cast<std::size_t>(k)];
     si.event_start = st.events.start.data();
     si.event_w = st.events.w.data();
+    si.event_energy = st.events.energy.data();
     const std::vector<std::int32_t> cut = split_targets(st.src, *si.items, wlo, whi, pool.size());
     const auto T = static_cast<unsigned>(cut.size() - 1);
     if (whi >= wlo) pool.run(T, [&](unsigned t) { st.sweepers[t].run(si, cut[t], cut[t + 1], st.out); });
