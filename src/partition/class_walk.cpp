@@ -404,11 +404,14 @@ std::vector<ClassItems> class_items(const Instance& in, const ProcessorClasses& 
 
 std::optional<std::size_t> class_walk_bytes(const Instance& in, const ProcessorClasses& classes,
                                             std::size_t memory_cap) {
-  if (classes.count() == static_cast<std::size_t>(in.p) || classes.count() > 32) return std::nullopt;
   std::size_t bytes = 2 * classes.count() * in.stride() * sizeof(double);  // tree nodes
   for (const ClassItems& c : class_items(in, classes)) bytes += ClassPower::bytes(c, in.n);
   if (bytes > memory_cap) return std::nullopt;
   return bytes;
+}
+
+bool class_walk_pays(const Instance& in, const ProcessorClasses& classes) {
+  return classes.count() <= 32 && static_cast<std::size_t>(in.p) >= 8 * classes.count();
 }
 
 std::vector<std::vector<std::int32_t>> class_walk(const Instance& in, const ProcessorClasses& pc, unsigned threads,

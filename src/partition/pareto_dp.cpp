@@ -71,12 +71,12 @@ struct Level {
 struct SweepInput {
   const Instance* in = nullptr;
   const Level* src = nullptr;
-  std::vector<std::uint32_t> event_start;  // by rank: where the source points of that rank begin
-  std::vector<std::uint32_t> event_w;      // workload of each source point, in rank order
-  std::vector<Item> items;                 // usable items of this level's processor, by rank
-  std::vector<std::uint32_t> clip;         // per target: least final time (rank), or none
-  const double* bound = nullptr;           // per (remaining workload, probe): energy to beat
-  const std::uint32_t* probe_of = nullptr; // per rank: the probe interval it lies in
+  std::vector<std::uint32_t> event_start;   // by rank: where the source points of that rank begin
+  std::vector<std::uint32_t> event_w;       // workload of each source point, in rank order
+  std::vector<Item> items;                  // usable items of this level's processor, by rank
+  std::vector<std::uint32_t> clip;          // per target: least final time (rank), or none
+  const double* bound = nullptr;            // per (remaining workload, probe): energy to beat
+  const std::uint32_t* probe_of = nullptr;  // per rank: the probe interval it lies in
   std::size_t probes = 0;
   std::uint32_t last_rank = 0;
 };
@@ -189,9 +189,10 @@ Front pareto_front_dp(const Profile& profile, Size workload, const DpOptions& op
   const std::int32_t n = in.n;
   const std::size_t s = in.stride();
   const unsigned threads = thread_count(opt, in);
-  if (opt.classes) {
+  if (opt.classes != ClassUse::sweep) {
     const ProcessorClasses classes = processor_classes(profile);
-    if (detail::class_walk_bytes(in, classes, class_walk_memory_cap)) {
+    if ((opt.classes == ClassUse::walk || detail::class_walk_pays(in, classes)) &&
+        detail::class_walk_bytes(in, classes, class_walk_memory_cap)) {
       detail::ClassWalkStats ws;
       std::vector<Solution> candidates;
       const unsigned walkers = opt.threads != 0 ? opt.threads : detail::usable_cores();
@@ -276,7 +277,8 @@ Front pareto_front_dp(const Profile& profile, Size workload, const DpOptions& op
     {
       std::vector<std::uint32_t> fill(si.event_start.begin(), si.event_start.end() - 1);
       for (std::size_t w = 0; w < s; ++w)
-        for (std::uint32_t j = src.offset[w]; j < src.offset[w + 1]; ++j) si.event_w[fill[src.rank[j]]++] = static_cast<std::uint32_t>(w);
+        for (std::uint32_t j = src.offset[w]; j < src.offset[w + 1]; ++j)
+          si.event_w[fill[src.rank[j]]++] = static_cast<std::uint32_t>(w);
     }
     // Split the targets between threads by their estimated work: the source points within reach
     // of each target (at most the largest usable size below it).
@@ -288,16 +290,17 @@ Front pareto_front_dp(const Profile& profile, Size workload, const DpOptions& op
       for (const Item& it : si.items) reach = std::max(reach, it.size);
       std::vector<double> work(static_cast<std::size_t>(whi - wlo) + 2, 0.0);  // cumulative
       for (std::int32_t w = wlo; w <= whi; ++w) {
-        const auto below = src.offset[static_cast<std::size_t>(w) + 1], from = src.offset[static_cast<std::size_t>(std::max(0, w - reach))];
-        work[static_cast<std::size_t>(w - wlo) + 1] = work[static_cast<std::size_t>(w - wlo)] + static_cast<double>(below - from) + 1.0;
+        const auto below = src.offset[static_cast<std::size_t>(w) + 1],
+                   from = src.offset[static_cast<std::size_t>(std::max(0, w - reach))];
+        work[static_cast<std::size_t>(w - wlo) + 1] =
+            work[static_cast<std::size_t>(w - wlo)] + static_cast<double>(below - from) + 1.0;
       }
       unsigned t = 1;
       for (std::int32_t w = wlo; w <= whi && t < T; ++w)
         if (work[static_cast<std::size_t>(w - wlo) + 1] >= work.back() * t / T) cut[t++] = w + 1;
       for (; t < T; ++t) cut[t] = whi + 1;
     }
-    if (whi >= wlo)
-      parallel(T, [&](unsigned t) { sweepers[t].run(si, cut[t], cut[t + 1], out); });
+    if (whi >= wlo) parallel(T, [&](unsigned t) { sweepers[t].run(si, cut[t], cut[t + 1], out); });
 
     // Collect this level's points: the next level's sources, and the parent pointers.
     Level next;
@@ -305,7 +308,11 @@ Front pareto_front_dp(const Profile& profile, Size workload, const DpOptions& op
     auto& pk = part[static_cast<std::size_t>(k)];
     auto& ak = parent[static_cast<std::size_t>(k)];
     for (std::size_t w = 0; w < s; ++w) {
-      next.offset[w + 1] = next.offset[w] + static_cast<std::uint32_t>(whi >= wlo && static_cast<std::int32_t>(w) >= wlo && static_cast<std::int32_t>(w) <= whi ? out[w].size() : 0);
+      next.offset[w + 1] =
+          next.offset[w] + static_cast<std::uint32_t>(whi >= wlo && static_cast<std::int32_t>(w) >= wlo &&
+                                                              static_cast<std::int32_t>(w) <= whi
+                                                          ? out[w].size()
+                                                          : 0);
     }
     next.rank.reserve(next.offset[s]);
     next.energy.reserve(next.offset[s]);
