@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <utility>
 
 namespace ctrl::partition::detail {
@@ -389,6 +390,7 @@ std::vector<std::int32_t> distribution(const Instance& in, const std::vector<Cla
   for (std::size_t c = 0; c < classes.size(); ++c) {
     copies.clear();
     powers[c].parts(w[c], copies);
+    std::sort(copies.begin(), copies.end(), std::greater<>());  // members in order, largest part first
     for (std::size_t i = 0; i < copies.size(); ++i) parts[(*classes[c].members)[i]] = copies[i];
   }
   return parts;
