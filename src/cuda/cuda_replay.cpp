@@ -150,6 +150,7 @@ class CudaReplayPlan final : public ReplayPlan {
     std::size_t nodes = 0;
     check(cudaGraphGetNodes(captured.g, nullptr, &nodes), dev_->label(), "cudaGraphGetNodes");
     last_ = dev_->read_launch();
+    chain_.clear();  // (its nodes are graph_'s)
     if (graph_) cudaGraphDestroy(graph_);
     graph_ = captured.release();
     nodes_ = nodes;
