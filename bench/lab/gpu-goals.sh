@@ -9,7 +9,7 @@
 #
 #   bench/lab/gpu-goals.sh      # from the repository root; results under $OUT (or build/gpu-goals-out)
 #   LIMIT_S=N (a cluster-front run's limit, 25 s), CTRL_ALL_TESTS=1 (the whole suite, not only label cuda)
-#   CTRL_GOALS=jacobi (bench/lab/jacobi-check.sh): only what issue 15's Jacobi goals need, in about 4
+#   CTRL_GOALS=jacobi: only what issue 15's Jacobi goals need, in about 4
 #   minutes: the targets of the vector-run and recorded-launch tests and of bench_cuda, those tests,
 #   the SASS, and the vector-run and Jacobi replay benchmarks (no sanitizer, CPU launch, apps, fronts)
 #
