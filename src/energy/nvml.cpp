@@ -98,8 +98,8 @@ class NvmlSession {
       return;
     }
     // Only the match of GPUs by PCI bus id needs these: a library without them still meters by index.
-    handle_by_bus_id = reinterpret_cast<nvmlDeviceGetHandleByPciBusId_v2_fn>(
-        ::dlsym(handle_, "nvmlDeviceGetHandleByPciBusId_v2"));
+    handle_by_bus_id =
+        reinterpret_cast<nvmlDeviceGetHandleByPciBusId_v2_fn>(::dlsym(handle_, "nvmlDeviceGetHandleByPciBusId_v2"));
     device_index = reinterpret_cast<nvmlDeviceGetIndex_fn>(::dlsym(handle_, "nvmlDeviceGetIndex"));
     if (const nvmlReturn_t r = init(); r != NVML_SUCCESS) {
       reason_ = no_sensor("nvmlInit_v2 failed in " + library + ": " + error(r));

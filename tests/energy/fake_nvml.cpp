@@ -91,7 +91,8 @@ const char* nvmlErrorString(int r) {
     case kUninitialized: return "Uninitialized";
     case kInvalidArgument: return "Invalid Argument";
     case kNotSupported: return "Not Supported";
-    case kNotFound: return "Not Found";
+    case kNotFound:
+      return "Not Found";
     case kDriverNotLoaded: return "Driver Not Loaded";
     default: return "Unknown Error";
   }
