@@ -4,7 +4,8 @@
 #   compute-sanitizer memcheck on the new GPU paths (recorded launches, wrapped memory, vector runs)
 #   -> the SASS widths of the vector-run kernels -> then, one at a time on a quiet machine:
 #   CPU launch + wait against OpenMP on every core and on 2 (taskset), the CUDA goal benchmarks
-#   (vector runs, replays against hand-captured CUDA graphs, wrapped transfers), the cluster fronts
+#   (vector runs, replays against hand-captured CUDA graphs, wrapped transfers, Controller::take
+#   GPU to GPU against cudaMemcpyPeer: two controllers of cuda:0 on one GPU), the cluster fronts
 #   (bench/partition/cores_run.sh, LIMIT_S a run).
 #
 #   bench/lab/gpu-goals.sh      # from the repository root; results under $OUT (or build/gpu-goals-out)
@@ -31,7 +32,8 @@ CUOBJDUMP=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
 
 step "machine"
 date -u +"%Y-%m-%dT%H:%M:%SZ"; uname -srm; echo "cores: $(nproc)"
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.draw,pstate --format=csv || true
+nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version,clocks.max.sm,power.draw,pstate --format=csv || true
+nvidia-smi topo -m 2>/dev/null | head -8 || true
 
 step "build (Release, sm_90, benchmarks on)"
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCTRL_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
@@ -91,10 +93,13 @@ B=$BUILD/bench/bench_launch_cpu
 taskset -c 0,1 "$B" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
   --benchmark_out="$OUT/cpu-launch-2.json" --benchmark_out_format=json 2>&1 | grep -E "median|Benchmark"
 
-step "CUDA goals: vector runs, replays, wrapped transfers"
+step "ctrl devices: GPUs matched to their NVML meters by PCI bus id (issue 19)"
+"$BUILD/bin/ctrl" devices 2>&1 | grep -iE "cuda|nvml|meter" | head -8
+
+step "CUDA goals: vector runs, replays, wrapped transfers, tiles taken GPU to GPU"
 rm -f "$OUT/cuda-goals.md"
 CTRL_BENCH_SUMMARY="$OUT/cuda-goals.md" timeout 240 "$BUILD/bench/bench_cuda" \
-  --benchmark_filter='BM_Vector|BM_ReplayEmpty|BM_ReplayJacobi|BM_EmptyLaunch|BM_WrappedTransfers|BM_DeviceCopy|BM_MatAddBandwidth$|BM_BlackScholesBandwidth$' \
+  --benchmark_filter='BM_Vector|BM_ReplayEmpty|BM_ReplayJacobi|BM_EmptyLaunch|BM_WrappedTransfers|BM_DeviceCopy|BM_MatAddBandwidth$|BM_BlackScholesBandwidth$|BM_cudaMemcpyPeer|BM_peer_tile_move' \
   --benchmark_out="$OUT/cuda-goals.json" --benchmark_out_format=json --benchmark_counters_tabular=false >/dev/null 2>&1
 echo "bench_cuda exit: $?"
 cat "$OUT/cuda-goals.md" 2>/dev/null
