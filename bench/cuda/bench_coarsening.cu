@@ -17,6 +17,7 @@
 #include <ctrl/cuda.hpp>
 
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -156,6 +157,9 @@ CUDA_BENCH(BM_CoarseningJacobiUpdate) {
 // kernel with float4 loads and stores ("float4"), and the same with one float per thread and
 // iteration ("scalar"). Goal: ctrl >= 0.95 of float4 for matadd and Jacobi's copy and update;
 // Black-Scholes reported against both (it keeps one item per thread: no slower than before).
+// Jacobi's update is also timed as ctrl's runs on the table's block, and by hand with coherent
+// loads ("float4_coherent": what ctrl's runs issue, docs/cuda.md says why) and on the table's
+// 64x4 blocks ("float4_64x4"): what separates ctrl from the hand kernel, measured in one run.
 
 float4* f4(float* p) { return reinterpret_cast<float4*>(p); }
 const float4* cf4(float* p) { return reinterpret_cast<const float4*>(p); }
@@ -193,27 +197,61 @@ __global__ void hand_copy1(float* __restrict__ d, const float* __restrict__ s, c
 }
 // Jacobi's update of an n x n matrix (n a multiple of 4): a thread takes 4 aligned columns of a row,
 // float4 loads of the rows above, below and its own, scalar loads of the two outside neighbours,
-// and writes the interior ones (float4 where all 4 are).
-__global__ void hand_jacobi4(float* __restrict__ m, const float* __restrict__ c, ctrl::index_t n) {
+// and writes the interior ones (float4 where all 4 are). Coherent: the loads through ld.global.ca
+// (LDG.E.128, as ctrl's vector runs issue them) instead of the read-only path (LDG.E.128.CONSTANT).
+template <bool Coherent>
+__device__ float4 load4(const float* p) {
+  if constexpr (Coherent)
+    return __ldca(reinterpret_cast<const float4*>(p));
+  else
+    return *reinterpret_cast<const float4*>(p);
+}
+template <bool Coherent>
+__device__ float load1(const float* p) {
+  if constexpr (Coherent)
+    return __ldca(p);
+  else
+    return *p;
+}
+template <bool Coherent>
+__device__ void jacobi4_cell(float* __restrict__ m, const float* __restrict__ c, ctrl::index_t n, ctrl::index_t row,
+                             ctrl::index_t col) {
+  const float* r = c + row * n + col;
+  const float4 up = load4<Coherent>(r - n), down = load4<Coherent>(r + n), mid = load4<Coherent>(r);
+  const float left = col > 0 ? load1<Coherent>(r - 1) : 0.0F, right = col + 4 < n ? load1<Coherent>(r + 4) : 0.0F;
+  const float4 o = make_float4((up.x + down.x + left + mid.y) * 0.25F, (up.y + down.y + mid.x + mid.z) * 0.25F,
+                               (up.z + down.z + mid.y + mid.w) * 0.25F, (up.w + down.w + mid.z + right) * 0.25F);
+  float* w = m + row * n + col;
+  if (col > 0 && col + 4 < n) {
+    *reinterpret_cast<float4*>(w) = o;
+  } else {
+    if (col > 0) w[0] = o.x;
+    w[1] = o.y, w[2] = o.z;
+    if (col + 4 < n) w[3] = o.w;
+  }
+}
+// A thread's runs: one wave of 256x1 blocks striding over the (n-2) x n/4 runs as one line.
+template <bool Coherent>
+__device__ void jacobi4_line(float* __restrict__ m, const float* __restrict__ c, ctrl::index_t n) {
   const ctrl::index_t q = n / 4, total = (n - 2) * q;
   for (ctrl::index_t t = blockIdx.x * ctrl::index_t{blockDim.x} + threadIdx.x; t < total;
-       t += ctrl::index_t{gridDim.x} * blockDim.x) {
-    const ctrl::index_t row = 1 + t / q, col = (t % q) * 4;
-    const float* r = c + row * n + col;
-    const float4 up = *reinterpret_cast<const float4*>(r - n), down = *reinterpret_cast<const float4*>(r + n);
-    const float4 mid = *reinterpret_cast<const float4*>(r);
-    const float left = col > 0 ? r[-1] : 0.0F, right = col + 4 < n ? r[4] : 0.0F;
-    const float4 o = make_float4((up.x + down.x + left + mid.y) * 0.25F, (up.y + down.y + mid.x + mid.z) * 0.25F,
-                                 (up.z + down.z + mid.y + mid.w) * 0.25F, (up.w + down.w + mid.z + right) * 0.25F);
-    float* w = m + row * n + col;
-    if (col > 0 && col + 4 < n) {
-      *reinterpret_cast<float4*>(w) = o;
-    } else {
-      if (col > 0) w[0] = o.x;
-      w[1] = o.y, w[2] = o.z;
-      if (col + 4 < n) w[3] = o.w;
-    }
-  }
+       t += ctrl::index_t{gridDim.x} * blockDim.x)
+    jacobi4_cell<Coherent>(m, c, n, 1 + t / q, (t % q) * 4);
+}
+__global__ void hand_jacobi4(float* __restrict__ m, const float* __restrict__ c, ctrl::index_t n) {
+  jacobi4_line<false>(m, c, n);
+}
+__global__ void hand_jacobi4_coherent(float* __restrict__ m, const float* __restrict__ c, ctrl::index_t n) {
+  jacobi4_line<true>(m, c, n);
+}
+// The same on 2-D blocks (64x4: the table's shape for Jacobi's update), the blocks striding down
+// the rows as ctrl's 2-D grids do.
+__global__ void hand_jacobi4_2d(float* __restrict__ m, const float* __restrict__ c, ctrl::index_t n) {
+  const ctrl::index_t col = (blockIdx.x * ctrl::index_t{blockDim.x} + threadIdx.x) * 4;
+  if (col >= n) return;
+  for (ctrl::index_t row = 1 + blockIdx.y * ctrl::index_t{blockDim.y} + threadIdx.y; row < n - 1;
+       row += ctrl::index_t{gridDim.y} * blockDim.y)
+    jacobi4_cell<false>(m, c, n, row, col);
 }
 __global__ void hand_jacobi1(float* __restrict__ m, const float* __restrict__ c, ctrl::index_t n) {
   const ctrl::index_t w = n - 2, total = w * w;
@@ -245,35 +283,73 @@ __global__ void hand_bs1(float* __restrict__ call, float* __restrict__ put, cons
     apps::bs::price(call[i], put[i], price[i], strike[i], years[i], 0.02F, 0.30F);
 }
 
-// Times ctrl's launch of K (the table's geometry) and the two hand-written launches, interleaved
-// rounds of each; reports GB/s (`bytes` per launch) and the goal ctrl / float4 >= `goal`.
+// g with its vector runs on the table's block (the shape every launch had before the runs took
+// rows as wide as the space allows: geometry.hpp, vector_block), the same grid rules.
+ctrl::detail::CudaGeometry on_table_block(ctrl::detail::CudaGeometry g, const ctrl::Threads& space) {
+  const cd::HwShape b{g.block[0], g.block[1], g.block[2]};
+  const ctrl::Threads wide = space.dims() == 1 ? ctrl::Threads(space.x() + g.vector_phase)
+                                               : ctrl::Threads(space.x(), space.y() + g.vector_phase);
+  const auto vg =
+      cd::geometry_for(b, wide, cudabench::device_limits(), cd::Coarsening{cd::vector_items, true, cd::Prefetch::none});
+  for (int d = 0; d < 3; ++d) g.vector_grid[d] = vg.grid[d], g.vector_block[d] = vg.block[d];
+  return g;
+}
+
+// A launch measured beside ctrl's, reported by name (a counter <name>_GBps and a part of the line).
+struct Extra {
+  const char* name;
+  std::function<cudaError_t(cudaStream_t)> launch;
+};
+
+// Times ctrl's launch of K (the table's geometry), the two hand-written launches and the extras,
+// interleaved rounds of each; reports GB/s (`bytes` per launch) and the goal ctrl / float4 >= `goal`.
+// Where ctrl takes the vector runs, it is also timed with them on the table's block ("ctrl on the
+// table's block"), so that one run tells whether the runs' own block pays.
 template <class K, class F4, class F1, class... P>
 void versus_hand(benchmark::State& state, const std::string& what, const ctrl::Threads& space, double bytes,
-                 double goal, const F4& float4_launch, const F1& scalar_launch, const P&... params) {
+                 double goal, const F4& float4_launch, const F1& scalar_launch, const std::vector<Extra>& extras,
+                 const P&... params) {
   cudabench::StreamContext ctx;
   const auto g = cd::geometry_for(ctrl::detail::traits_of<K>(), space, cudabench::device_limits());
-  auto ctrl_launch = [&] { return cd::launch<K>(ctrl::Variant::generic, ctx, g, space, K{}, params...); };
   const bool vector = cd::takes_vector_runs<K>(g, params...);
-  std::vector<double> t[3];
+  const auto gt = on_table_block(g, space);
+  auto ctrl_launch = [&] { return cd::launch<K>(ctrl::Variant::generic, ctx, g, space, K{}, params...); };
+  auto table_launch = [&] { return cd::launch<K>(ctrl::Variant::generic, ctx, gt, space, K{}, params...); };
+  const std::size_t n = 4 + extras.size();
+  std::vector<std::vector<double>> t(n);
   for (auto _ : state) {
     for (int round = 0; round < 3; ++round) {
       t[0].push_back(launch_ms(ctx.stream(), ctrl_launch));
       t[1].push_back(launch_ms(ctx.stream(), [&] { return float4_launch(ctx.stream()); }));
       t[2].push_back(launch_ms(ctx.stream(), [&] { return scalar_launch(ctx.stream()); }));
+      if (vector) t[3].push_back(launch_ms(ctx.stream(), table_launch));
+      for (std::size_t e = 0; e < extras.size(); ++e)
+        t[4 + e].push_back(launch_ms(ctx.stream(), [&] { return extras[e].launch(ctx.stream()); }));
     }
     state.SetIterationTime(cudabench::median(t[0]) * 1e-3);
   }
-  double gbps[3];
-  for (int i = 0; i < 3; ++i) gbps[i] = bytes / (cudabench::median(t[i]) * 1e-3) / 1e9;
+  std::vector<double> gbps(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i)
+    if (!t[i].empty()) gbps[i] = bytes / (cudabench::median(t[i]) * 1e-3) / 1e9;
   state.counters["ctrl_GBps"] = gbps[0];
   state.counters["float4_GBps"] = gbps[1];
   state.counters["scalar_GBps"] = gbps[2];
   state.counters["vector_runs"] = vector ? 1 : 0;
-  const std::string how = vector ? "vector runs" : strf("%u items", g.items);
-  const std::string line = strf("vector %s: ctrl %.0f GB/s (%s), hand-written float4 %.0f GB/s, scalar %.0f GB/s, "
-                                "D2D copy %.0f GB/s; ctrl / float4 %.3f",
-                                what.c_str(), gbps[0], how.c_str(), gbps[1], gbps[2], cudabench::d2d_bandwidth() / 1e9,
-                                gbps[0] / gbps[1]);
+  const std::string how = vector ? strf("vector runs, block %ux%u", g.vector_block[0], g.vector_block[1])
+                                 : strf("%u items, block %ux%u", g.items, g.block[0], g.block[1]);
+  std::string line = strf(
+      "vector %s: ctrl %.0f GB/s (%s), hand-written float4 %.0f GB/s, scalar %.0f GB/s, "
+      "D2D copy %.0f GB/s; ctrl / float4 %.3f",
+      what.c_str(), gbps[0], how.c_str(), gbps[1], gbps[2], cudabench::d2d_bandwidth() / 1e9, gbps[0] / gbps[1]);
+  if (vector) {
+    state.counters["ctrl_table_block_GBps"] = gbps[3];
+    line += strf("; ctrl on the table's block %ux%u %.0f GB/s (%.3f of float4)", gt.vector_block[0], gt.vector_block[1],
+                 gbps[3], gbps[3] / gbps[1]);
+  }
+  for (std::size_t e = 0; e < extras.size(); ++e) {
+    state.counters[std::string(extras[e].name) + "_GBps"] = gbps[4 + e];
+    line += strf("; %s %.0f GB/s", extras[e].name, gbps[4 + e]);
+  }
   std::printf("%s\n", line.c_str());
   cudabench::note(line);
   cudabench::report(state, {"vector", what + (vector ? ", vector runs" : ", no vector runs"), "GB/s", gbps[0], gbps[1],
@@ -290,6 +366,16 @@ auto hand(void (*kernel)(KA...), A... a) {
   };
 }
 
+// hand_jacobi4_2d's launch: 64x4 blocks, one wave of them, whole rows of runs across x.
+auto hand_2d(void (*kernel)(float*, const float*, ctrl::index_t), float* m, const float* c, ctrl::index_t n) {
+  const auto across = static_cast<unsigned>((n / 4 + 63) / 64);
+  const unsigned down = hand_grid() / across > 0 ? hand_grid() / across : 1;
+  return [=](cudaStream_t s) {
+    kernel<<<dim3(across, down), dim3(64, 4), 0, s>>>(m, c, n);
+    return cudaGetLastError();
+  };
+}
+
 CUDA_BENCH(BM_VectorMatAdd) {
   BENCH_REQUIRE_GPU(state);
   const ctrl::index_t n = 16384;  // 2^28 floats
@@ -299,7 +385,7 @@ CUDA_BENCH(BM_VectorMatAdd) {
   const ctrl::index_t ext[2] = {n, n};
   versus_hand<apps::MatAdd>(state, "matadd 2^28 floats", ctrl::Threads(n, n), 3.0 * 4 * n * n, 0.95,
                             hand(&hand_add4, f4(c.p), cf4(a.p), cf4(b.p), n * n / 4),
-                            hand(&hand_add1, c.p, cp(a.p), cp(b.p), n * n), ctrl::Out<float, 2>(c.p, ext),
+                            hand(&hand_add1, c.p, cp(a.p), cp(b.p), n * n), {}, ctrl::Out<float, 2>(c.p, ext),
                             ctrl::In<float, 2>(a.p, ext), ctrl::In<float, 2>(b.p, ext));
 }
 
@@ -311,7 +397,7 @@ CUDA_BENCH(BM_VectorJacobiCopy) {
   const ctrl::index_t ext[2] = {n, n};
   versus_hand<apps::JacobiCopy>(state, "jacobi copy 4096^2", ctrl::Threads(n, n), 2.0 * 4 * n * n, 0.95,
                                 hand(&hand_copy4, f4(copy.p), cf4(m.p), n * n / 4),
-                                hand(&hand_copy1, copy.p, cp(m.p), n * n), ctrl::Out<float, 2>(copy.p, ext),
+                                hand(&hand_copy1, copy.p, cp(m.p), n * n), {}, ctrl::Out<float, 2>(copy.p, ext),
                                 ctrl::In<float, 2>(m.p, ext));
 }
 
@@ -323,6 +409,8 @@ CUDA_BENCH(BM_VectorJacobiUpdate) {
   const ctrl::index_t ext[2] = {n, n};
   versus_hand<apps::JacobiUpdate>(state, "jacobi update 4096^2", ctrl::Threads(n - 2, n - 2), 2.0 * 4 * n * n, 0.95,
                                   hand(&hand_jacobi4, m.p, cp(copy.p), n), hand(&hand_jacobi1, m.p, cp(copy.p), n),
+                                  {{"float4_coherent", hand(&hand_jacobi4_coherent, m.p, cp(copy.p), n)},
+                                   {"float4_64x4", hand_2d(&hand_jacobi4_2d, m.p, cp(copy.p), n)}},
                                   ctrl::InOut<float, 2>(m.p, ext), ctrl::In<float, 2>(copy.p, ext));
 }
 
@@ -335,7 +423,7 @@ CUDA_BENCH(BM_VectorBlackScholes) {
   versus_hand<apps::BlackScholes>(
       state, "Black-Scholes 2^27", ctrl::Threads(n), 5.0 * 4 * n, 0.0,
       hand(&hand_bs4, f4(bs.call.p), f4(bs.put.p), cf4(bs.price.p), cf4(bs.strike.p), cf4(bs.years.p), n / 4),
-      hand(&hand_bs1, bs.call.p, bs.put.p, cp(bs.price.p), cp(bs.strike.p), cp(bs.years.p), n),
+      hand(&hand_bs1, bs.call.p, bs.put.p, cp(bs.price.p), cp(bs.strike.p), cp(bs.years.p), n), {},
       ctrl::Out<float>(bs.call.p, ext), ctrl::Out<float>(bs.put.p, ext), ctrl::In<float>(bs.price.p, ext),
       ctrl::In<float>(bs.strike.p, ext), ctrl::In<float>(bs.years.p, ext), 0.02F, 0.30F);
 }

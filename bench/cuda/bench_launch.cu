@@ -113,13 +113,18 @@ CUDA_BENCH(BM_ReplayEmpty) {
 }
 BENCHMARK(BM_ReplayEmpty)->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
 
-// Jacobi on device-resident data: the four ways of running 1000 iterations, interleaved.
+// Jacobi on device-resident data: the five ways of running 1000 iterations, interleaved. The
+// fifth, ctrl's own kernels (the controller's geometry, launched as the controller launches them)
+// captured by hand into one graph, tells the graph's structure apart from the kernels' time: the
+// replay against it is ctrl's graph building, it against the hand-captured graph is the kernels.
+namespace cd = ctrl::cuda_detail;
 struct JacobiRuns {
   static constexpr ctrl::index_t rows = 512, cols = 512;
   static constexpr int iterations = 1000;
   cudaStream_t s = nullptr;
   float *dm = nullptr, *dcopy = nullptr;
-  cudaGraphExec_t by_hand = nullptr;
+  cudaGraphExec_t by_hand = nullptr, ctrl_kernels = nullptr;
+  cudabench::StreamContext ctx;  // (ctrl's kernels captured by hand)
   ctrl::Controller gpu{ctrl::cuda(0)};
   ctrl::Tile<float, 2> m{{rows, cols}, "m"}, copy{{rows, cols}, ctrl::shape_only, "m_copy"};
   ctrl::Graph step;
@@ -129,6 +134,7 @@ struct JacobiRuns {
     BENCH_CUDA(cudaMalloc(reinterpret_cast<void**>(&dm), input.size() * sizeof(float)));
     BENCH_CUDA(cudaMalloc(reinterpret_cast<void**>(&dcopy), input.size() * sizeof(float)));
     by_hand = capture_by_hand(s, [&] { native_iterations(); });
+    ctrl_kernels = capture_by_hand(ctx.stream(), [&] { ctrl_iterations(); });
     gpu.create_internal(copy);
     load(input);  // (a recording's tiles must be attached)
     step = gpu.record([&] {
@@ -140,6 +146,7 @@ struct JacobiRuns {
     gpu.detach(m);
     gpu.destroy_internal(copy);
     cudaGraphExecDestroy(by_hand);
+    cudaGraphExecDestroy(ctrl_kernels);
     cudaFree(dm);
     cudaFree(dcopy);
     cudaStreamDestroy(s);
@@ -160,6 +167,26 @@ struct JacobiRuns {
       nc::jacobi_copy_kernel<float><<<nc::blocks(n, 256), 256, 0, s>>>(dcopy, dm, n);
       nc::jacobi_update_kernel<float><<<grid, block, 0, s>>>(dm, dcopy, rows, cols);
     }
+  }
+  // ctrl's two launches per iteration on dm and dcopy, on ctx's stream, with the controller's geometry.
+  void ctrl_iterations() {
+    const ctrl::index_t ext[2] = {rows, cols};
+    const ctrl::Threads whole(rows, cols), inner(rows - 2, cols - 2);
+    const auto gc = cd::geometry_for(ctrl::detail::traits_of<apps::JacobiCopy>(), whole, cudabench::device_limits());
+    const auto gu = cd::geometry_for(ctrl::detail::traits_of<apps::JacobiUpdate>(), inner, cudabench::device_limits());
+    const ctrl::Out<float, 2> copy_out(dcopy, ext);
+    const ctrl::In<float, 2> m_in(dm, ext), copy_in(dcopy, ext);
+    const ctrl::InOut<float, 2> m_io(dm, ext);
+    for (int it = 0; it < iterations; ++it) {
+      BENCH_CUDA(
+          cd::launch<apps::JacobiCopy>(ctrl::Variant::generic, ctx, gc, whole, apps::JacobiCopy{}, copy_out, m_in));
+      BENCH_CUDA(
+          cd::launch<apps::JacobiUpdate>(ctrl::Variant::generic, ctx, gu, inner, apps::JacobiUpdate{}, m_io, copy_in));
+    }
+  }
+  void ctrl_kernels_graph() {
+    BENCH_CUDA(cudaGraphLaunch(ctrl_kernels, ctx.stream()));
+    BENCH_CUDA(cudaStreamSynchronize(ctx.stream()));
   }
   void hand_graph() {
     BENCH_CUDA(cudaGraphLaunch(by_hand, s));
@@ -187,16 +214,17 @@ CUDA_BENCH(BM_ReplayJacobi) {
   std::vector<float> input(static_cast<std::size_t>(JacobiRuns::rows * JacobiRuns::cols));
   cudabench::fill(input.data(), input.size(), 5, 0, 100);
   JacobiRuns j(input);
-  double hand = 0, stream = 0, replay = 0, unrecorded = 0;
+  double hand = 0, stream = 0, replay = 0, unrecorded = 0, kernels = 0;
   for (auto _ : state) {
-    std::vector<double> t[4];
+    std::vector<double> t[5];
     for (int r = 0; r <= 9; ++r) {  // round 0 warms up (and instantiates the unrolled graphs)
       const double a = cudabench::seconds([&] { j.hand_graph(); }), b = cudabench::seconds([&] { j.native_stream(); });
       const double c = cudabench::seconds([&] { j.replay(); }), d = cudabench::seconds([&] { j.unrecorded(); });
-      if (r > 0) t[0].push_back(a), t[1].push_back(b), t[2].push_back(c), t[3].push_back(d);
+      const double e = cudabench::seconds([&] { j.ctrl_kernels_graph(); });
+      if (r > 0) t[0].push_back(a), t[1].push_back(b), t[2].push_back(c), t[3].push_back(d), t[4].push_back(e);
     }
     hand = cudabench::median(t[0]), stream = cudabench::median(t[1]);
-    replay = cudabench::median(t[2]), unrecorded = cudabench::median(t[3]);
+    replay = cudabench::median(t[2]), unrecorded = cudabench::median(t[3]), kernels = cudabench::median(t[4]);
     state.SetIterationTime(replay);
   }
   // Results: 1000 iterations each way from the same input, bit for bit.
@@ -218,18 +246,33 @@ CUDA_BENCH(BM_ReplayJacobi) {
   if (!same) state.SkipWithError("jacobi: the replayed result differs from the unrecorded launches'");
   cudabench::report(state, {"graphs", "jacobi 512x512 x 1000, replayed", "ms", replay * 1e3, hand * 1e3, 1.10, true,
                             "hand-captured CUDA graph of the native kernels"});
-  char line[320];  // (no fmt here: nvcc cannot compile its headers)
+  char line[480];  // (no fmt here: nvcc cannot compile its headers)
   std::snprintf(line, sizeof line,
-                "jacobi 512x512 x 1000 iterations: hand-captured graph %.3f ms, ctrl replay %.3f ms, native kernels "
-                "on a stream %.3f ms, ctrl unrecorded launches %.3f ms; replayed result %s the unrecorded launches', "
-                "%s the hand-captured graph's",
-                hand * 1e3, replay * 1e3, stream * 1e3, unrecorded * 1e3, same ? "identical to" : "DIFFERS from",
-                as_twin ? "identical to" : "differs from");
+                "jacobi 512x512 x 1000 iterations: hand-captured graph %.3f ms, ctrl replay %.3f ms, ctrl's kernels "
+                "in a hand-captured graph %.3f ms, native kernels on a stream %.3f ms, ctrl unrecorded launches "
+                "%.3f ms; replayed result %s the unrecorded launches', %s the hand-captured graph's",
+                hand * 1e3, replay * 1e3, kernels * 1e3, stream * 1e3, unrecorded * 1e3,
+                same ? "identical to" : "DIFFERS from", as_twin ? "identical to" : "differs from");
   cudabench::note(line);
+  std::printf("%s\n", line);
+  // The launch geometries of the two kernels at this size, ctrl's and the twin's.
+  const auto lim = cudabench::device_limits();
+  for (const auto& [what, g] :
+       {std::pair{"ctrl copy", cd::geometry_for(ctrl::detail::traits_of<apps::JacobiCopy>(),
+                                                ctrl::Threads(JacobiRuns::rows, JacobiRuns::cols), lim)},
+        std::pair{"ctrl update", cd::geometry_for(ctrl::detail::traits_of<apps::JacobiUpdate>(),
+                                                  ctrl::Threads(JacobiRuns::rows - 2, JacobiRuns::cols - 2), lim)}}) {
+    std::snprintf(line, sizeof line, "%s: grid %ux%u block %ux%u, %u items, vector runs %s", what, g.grid[0], g.grid[1],
+                  g.block[0], g.block[1], g.items, g.vector_items ? "possible" : "no");
+    cudabench::note(line);
+    std::printf("%s\n", line);
+  }
+  cudabench::note("twin: copy grid 1024 block 256 (1-D); update grid 8x128 block 64x4");
   state.counters["hand_graph_ms"] = hand * 1e3;
   state.counters["ctrl_replay_ms"] = replay * 1e3;
   state.counters["native_stream_ms"] = stream * 1e3;
   state.counters["ctrl_unrecorded_ms"] = unrecorded * 1e3;
+  state.counters["ctrl_kernels_hand_graph_ms"] = kernels * 1e3;
 }
 BENCHMARK(BM_ReplayJacobi)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 

@@ -34,10 +34,13 @@ struct TileUse {
 };
 }  // namespace detail
 
-// Bytes and copies moved between the host and a controller's memory, each way.
+// Bytes and copies moved between the host and a controller's memory, each way, and from another
+// controller's memory straight into this one's (take: peer copies between GPUs, or between two
+// GPU controllers of one GPU), counted by the controller that receives them.
 struct TransferStats {
-  std::uint64_t bytes_in = 0, copies_in = 0;    // host -> device
-  std::uint64_t bytes_out = 0, copies_out = 0;  // device -> host
+  std::uint64_t bytes_in = 0, copies_in = 0;      // host -> device
+  std::uint64_t bytes_out = 0, copies_out = 0;    // device -> host
+  std::uint64_t bytes_peer = 0, copies_peer = 0;  // another controller's device -> this device
   friend bool operator==(const TransferStats&, const TransferStats&) = default;
 };
 
@@ -70,6 +73,18 @@ class Controller {
   void detach(T&... tiles) {
     std::vector<std::shared_ptr<detail::TileState>> states{tiles.state_ptr()...};
     detach_states(states);
+  }
+  // Moves tiles attached or internal to another controller to this one, which then holds them as
+  // if it had attached (or created) them itself (docs/model.md, "Moving a tile between
+  // controllers"). Waits for the launches queued on the giving controller; data that only its
+  // memory holds is copied here directly where this controller's memory reaches it (GPU to GPU:
+  // a peer copy, counted in transfers().bytes_peer), otherwise through the host memory (a copy
+  // out there, then in here as after an attach). Returns when the data has moved. A tile already
+  // on this controller stays; one on no controller is a UsageError (attach it).
+  template <class... T>
+  void take(T&... tiles) {
+    std::vector<std::shared_ptr<detail::TileState>> states{tiles.state_ptr()...};
+    take_states(states);
   }
   // Internal tiles live in this controller's memory only (declare them with ctrl::shape_only).
   template <class... T>
@@ -160,6 +175,7 @@ class Controller {
 
   void attach_state(const std::shared_ptr<detail::TileState>& s);
   void detach_states(const std::vector<std::shared_ptr<detail::TileState>>& s);
+  void take_states(const std::vector<std::shared_ptr<detail::TileState>>& s);
   void create_internal_state(const std::shared_ptr<detail::TileState>& s);
   void destroy_internal_state(const std::shared_ptr<detail::TileState>& s);
   void update_rows(const std::shared_ptr<detail::TileState>& s, index_t begin, index_t end, bool to_host);

@@ -45,6 +45,7 @@ Controller::~Controller() = default;
 
 void Controller::attach_state(const std::shared_ptr<detail::TileState>& s) { core_->attach(s); }
 void Controller::detach_states(const std::vector<std::shared_ptr<detail::TileState>>& s) { core_->detach(s); }
+void Controller::take_states(const std::vector<std::shared_ptr<detail::TileState>>& s) { core_->take(s); }
 void Controller::create_internal_state(const std::shared_ptr<detail::TileState>& s) { core_->create_internal(s); }
 void Controller::destroy_internal_state(const std::shared_ptr<detail::TileState>& s) { core_->destroy_internal(s); }
 void Controller::update_rows(const std::shared_ptr<detail::TileState>& s, index_t begin, index_t end, bool to_host) {

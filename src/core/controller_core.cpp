@@ -51,8 +51,10 @@ void ControllerCore::attach(const std::shared_ptr<TileState>& t) {
   std::lock_guard lock(mutex_);
   refuse_while_recording(fmt::format("attach of tile {}", t->label()));
   if (t->owner) {
-    throw UsageError(fmt::format("attach of tile {} to controller {}: it is already {} controller {}", t->label(),
-                                 name_, t->internal ? "internal to" : "attached to", t->owner->name()));
+    throw UsageError(
+        fmt::format("attach of tile {} to controller {}: it is already {} controller {} (take moves "
+                    "it here)",
+                    t->label(), name_, t->internal ? "internal to" : "attached to", t->owner->name()));
   }
   if (!t->storage) {
     throw UsageError(fmt::format("attach of tile {} to controller {}: the tile has no host memory (declared by "

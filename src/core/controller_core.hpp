@@ -24,6 +24,8 @@ class ControllerCore {
   void detach(const std::vector<std::shared_ptr<TileState>>& tiles);
   void create_internal(const std::shared_ptr<TileState>& t);
   void destroy_internal(const std::shared_ptr<TileState>& t);
+  // take.cpp: tiles attached or internal to other controllers, handed to this one.
+  void take(const std::vector<std::shared_ptr<TileState>>& tiles);
   void update_rows(const std::shared_ptr<TileState>& t, index_t begin, index_t end, bool to_host);
   // Settles the launch's copies and queues it. The body is moved to the heap only when the queue
   // runs tasks later (a queue thread); an inline queue (CUDA streams) runs it from here.
@@ -72,6 +74,11 @@ class ControllerCore {
   void raise_pending_error();
   [[noreturn]] void report_moved(const std::vector<std::string>& moved) const;
   void unregister_range(TileState& t);
+  // take.cpp
+  void take_one(const std::shared_ptr<TileState>& tile, ControllerCore& giver);
+  void* image_for(TileState& t, const std::string& what);
+  void move_data(TileState& t, ControllerCore& giver, void* image);
+  void count_in(std::size_t bytes);
   // recording.cpp
   void refuse_while_recording(const std::string& what) const;
   void add_to_recording(LaunchBody& body, Variant v, const Threads& space, const TileUse* uses, std::size_t n_uses);

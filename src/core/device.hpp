@@ -70,6 +70,14 @@ class MemorySpace {
   virtual void release(void* p) = 0;                                             // queue context
   virtual void copy_in(void* device, const void* host, std::size_t bytes) = 0;   // queue context
   virtual void copy_out(void* host, const void* device, std::size_t bytes) = 0;  // queue context
+  // Direct copies from another controller's images, for a tile that controller hands over
+  // (Controller::take). reaches: whether this space can copy from `source`'s images without the
+  // host's memory (host thread; may set up the access once, as GPUs' peer access). copy_from:
+  // that copy, into `image` (this space's), in the queue context; the core calls it only where
+  // reaches said yes, after the source's writers finished, and waits for it before the source
+  // image goes. Kinds with no such path keep the defaults: the core then goes through the host.
+  virtual bool reaches(const MemorySpace& /*source*/) { return false; }
+  virtual void copy_from(void* image, const MemorySpace& source, const void* from, std::size_t bytes);
   // A host range is about to be copied to and from this space for a while (attach) / no longer.
   virtual void host_range_attached(void* /*host*/, std::size_t /*bytes*/) {}
   virtual void host_range_detached(void* /*host*/, std::size_t /*bytes*/) {}

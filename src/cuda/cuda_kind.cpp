@@ -19,7 +19,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <utility>
 
 namespace ctrl::detail {
@@ -69,6 +71,38 @@ void run_cuda_launch(CudaDevice& dev, CudaContext& ctx, const LaunchBody& body, 
 }
 
 namespace {
+
+// Whether `dev` can copy from GPU `peer`'s images directly: the same GPU, or GPUs with peer
+// access, which is set up here the first time a pair is asked, for the process's life: peer access
+// (cudaDeviceEnablePeerAccess; access that code outside ctrl enabled counts) and, because a
+// memory pool's allocations do not follow it, access of `dev` to the peer's pool
+// (cudaMemPoolSetAccess), where ctrl's images live.
+bool peer_access(CudaDevice& dev, const CudaDevice& peer) {
+  if (peer.device() == dev.device()) return true;
+  static std::mutex mutex;
+  static auto* known = new std::map<std::pair<int, int>, bool>();  // never freed
+  std::lock_guard lock(mutex);
+  const auto key = std::make_pair(dev.device(), peer.device());
+  if (auto it = known->find(key); it != known->end()) return it->second;
+  int can = 0;
+  check(cudaDeviceCanAccessPeer(&can, dev.device(), peer.device()), dev.label(), "cudaDeviceCanAccessPeer");
+  if (can != 0) {
+    dev.make_current();
+    const std::string where = fmt::format("{} (access to {})", dev.label(), peer.label());
+    const cudaError_t e = cudaDeviceEnablePeerAccess(peer.device(), 0);
+    if (e == cudaErrorPeerAccessAlreadyEnabled)
+      (void)cudaGetLastError();
+    else
+      check(e, where, "cudaDeviceEnablePeerAccess");
+    cudaMemAccessDesc access{};
+    access.location.type = cudaMemLocationTypeDevice;
+    access.location.id = dev.device();
+    access.flags = cudaMemAccessFlagsProtReadWrite;
+    check(cudaMemPoolSetAccess(peer.pool(), &access, 1), where, "cudaMemPoolSetAccess");
+  }
+  known->emplace(key, can != 0);
+  return can != 0;
+}
 
 class CudaExecution final : public ExecutionModel {
  public:
@@ -165,6 +199,31 @@ class CudaMemory final : public MemorySpace {
                                       byte_size(piece.bytes), piece.pinned ? "page-locked" : "pageable",
                                       cuda_error_text(e)));
       }
+    }
+    dev_->enqueued_on_copies();
+  }
+
+  // Another CUDA controller's images: on the same GPU a device-to-device copy; on another GPU a
+  // peer copy, where the two GPUs can reach each other (peer access, set up once per pair).
+  bool reaches(const MemorySpace& source) override {
+    const auto* other = dynamic_cast<const CudaMemory*>(&source);
+    return other != nullptr && peer_access(*dev_, *other->dev_);
+  }
+
+  // On this controller's copy stream, so that its later kernels wait for it (before_kernel);
+  // the giver's writers finished before the core called this.
+  void copy_from(void* image, const MemorySpace& source, const void* from, std::size_t bytes) override {
+    if (bytes == 0) return;
+    const int peer = dynamic_cast<const CudaMemory&>(source).dev_->device();
+    const bool same = peer == dev_->device();
+    dev_->make_current();
+    const cudaError_t e = same ? cudaMemcpyAsync(image, from, bytes, cudaMemcpyDeviceToDevice, dev_->copy_stream())
+                               : cudaMemcpyPeerAsync(image, dev_->device(), from, peer, bytes, dev_->copy_stream());
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      throw DeviceError(fmt::format("{}: {} of {} from cuda:{} failed: {}", dev_->label(),
+                                    same ? "cudaMemcpyAsync" : "cudaMemcpyPeerAsync", byte_size(bytes), peer,
+                                    cuda_error_text(e)));
     }
     dev_->enqueued_on_copies();
   }

@@ -8,9 +8,12 @@
 // with cudaGraphExecUpdate (re-instantiating only where the update is refused): one path for
 // every node kind, kernel or library, and a launch already queued keeps the parameters it had.
 //
-// replay(n) launches graphs that hold the sequence 2^k times in a row (child-graph nodes, built
-// on first use and kept), largest first: n = 1000 replays of Jacobi's two kernels are 6 graph
-// launches, not 1000, so that the host's launch cost stays far below the kernels' time.
+// replay(n) launches graphs that hold the sequence 2^k times in a row (built on first use and
+// kept), largest first: n = 1000 replays of Jacobi's two kernels are 6 graph launches, not 1000,
+// so that the host's launch cost stays far below the kernels' time. A sequence that captured as a
+// chain of kernel nodes (generic and native launches) is repeated as kernel nodes, one chain, as
+// a hand-captured graph of the same launches is; any other (library nodes, branches) as
+// child-graph nodes, a level of nesting between every copy.
 #include "cuda_replay.hpp"
 
 #include <fmt/format.h>
@@ -147,9 +150,11 @@ class CudaReplayPlan final : public ReplayPlan {
     std::size_t nodes = 0;
     check(cudaGraphGetNodes(captured.g, nullptr, &nodes), dev_->label(), "cudaGraphGetNodes");
     last_ = dev_->read_launch();
+    chain_.clear();  // (its nodes are graph_'s)
     if (graph_) cudaGraphDestroy(graph_);
     graph_ = captured.release();
     nodes_ = nodes;
+    chain_ = kernel_chain();
     update_execs();
     stale_ = false;
   }
@@ -186,18 +191,64 @@ class CudaReplayPlan final : public ReplayPlan {
     }
   }
 
-  // The sequence `copies` times in a row, as child-graph nodes of one graph.
+  // The sequence `copies` times in a row: its kernel chain repeated, or child-graph nodes.
   cudaGraph_t build_unrolled(std::uint64_t copies) const {
     GraphGuard u;
     check(cudaGraphCreate(&u.g, 0), dev_->label(), "cudaGraphCreate");
     cudaGraphNode_t prev = nullptr;
     for (std::uint64_t c = 0; c < copies; ++c) {
+      if (!chain_.empty()) {
+        for (const cudaGraphNode_t k : chain_) prev = add_kernel_copy(u.g, prev, k);
+        continue;
+      }
       cudaGraphNode_t node = nullptr;
       check(cudaGraphAddChildGraphNode(&node, u.g, prev ? &prev : nullptr, prev ? 1 : 0, graph_), dev_->label(),
             "cudaGraphAddChildGraphNode");
       prev = node;
     }
     return u.release();
+  }
+
+  // A copy of kernel node k of graph_ in g, after prev (its arguments are copied by CUDA).
+  cudaGraphNode_t add_kernel_copy(cudaGraph_t g, cudaGraphNode_t prev, cudaGraphNode_t k) const {
+    cudaKernelNodeParams params{};
+    check(cudaGraphKernelNodeGetParams(k, &params), dev_->label(), "cudaGraphKernelNodeGetParams");
+    cudaGraphNode_t node = nullptr;
+    check(cudaGraphAddKernelNode(&node, g, prev ? &prev : nullptr, prev ? 1 : 0, &params), dev_->label(),
+          "cudaGraphAddKernelNode");
+    check(cudaGraphKernelNodeCopyAttributes(node, k), dev_->label(), "cudaGraphKernelNodeCopyAttributes");
+    return node;
+  }
+
+  // graph_'s nodes in order where they form one chain of kernel nodes (each depending on the one
+  // before) whose parameters the runtime reads back, else none. (A library's kernels, launched
+  // through the driver, may not be readable: such a sequence keeps the child-graph nodes.)
+  std::vector<cudaGraphNode_t> kernel_chain() const {
+    std::vector<cudaGraphNode_t> chain;
+    std::size_t n = 0;
+    cudaGraphNode_t node = nullptr;
+    check(cudaGraphGetRootNodes(graph_, nullptr, &n), dev_->label(), "cudaGraphGetRootNodes");
+    if (n == 1) check(cudaGraphGetRootNodes(graph_, &node, &n), dev_->label(), "cudaGraphGetRootNodes");
+    while (n == 1 && chain.size() < nodes_) {
+      cudaGraphNodeType type{};
+      check(cudaGraphNodeGetType(node, &type), dev_->label(), "cudaGraphNodeGetType");
+      cudaKernelNodeParams params{};
+      if (type != cudaGraphNodeTypeKernel || cudaGraphKernelNodeGetParams(node, &params) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return {};
+      }
+      chain.push_back(node);
+      n = 0;
+      check(cudaGraphNodeGetDependentNodes(node, nullptr, nullptr, &n), dev_->label(),
+            "cudaGraphNodeGetDependentNodes");
+      cudaGraphEdgeData edge{};
+      if (n == 1) {
+        check(cudaGraphNodeGetDependentNodes(node, &node, &edge, &n), dev_->label(), "cudaGraphNodeGetDependentNodes");
+        if (edge.from_port != 0 || edge.to_port != 0 || edge.type != 0) return {};  // full completion only
+      }
+    }
+    if (n != 0 || chain.size() != nodes_) return {};
+    return chain;
   }
 
   cudaGraphExec_t instantiate(cudaGraph_t g) const {
@@ -227,6 +278,7 @@ class CudaReplayPlan final : public ReplayPlan {
   cudaStream_t capture_ = nullptr;
   cudaGraph_t graph_ = nullptr;  // the sequence once, as last captured
   std::size_t nodes_ = 0;
+  std::vector<cudaGraphNode_t> chain_;  // graph_'s kernel nodes in order, if it is one chain of them
   bool stale_ = true;  // graph_ and the execs do not hold the current parameters (none captured yet, or it failed)
   std::map<std::uint64_t, cudaGraphExec_t> execs_;  // by copies of the sequence: 1, 2, 4, ...
   CudaDevice::LaunchRecord last_{};

@@ -27,10 +27,11 @@ DeviceSpec DeviceSpec::cpu(std::vector<int> packages, bool with_dram, std::vecto
   return d;
 }
 
-DeviceSpec DeviceSpec::nvidia(unsigned gpu_index) {
+DeviceSpec DeviceSpec::nvidia(unsigned gpu_index, std::string pci_bus_id) {
   DeviceSpec d;
   d.kind = DeviceKind::nvidia_gpu;
   d.gpu_index = gpu_index;
+  d.pci_bus_id = std::move(pci_bus_id);
   return d;
 }
 
@@ -115,10 +116,12 @@ std::unique_ptr<Meter> cpu_meter(const DeviceSpec& d, const MeterEnvironment& en
   return std::make_unique<RaplMeter>(std::move(zones), std::move(name), env.reader);
 }
 
-std::unique_ptr<Meter> gpu_meter(const DeviceSpec& d, const MeterEnvironment& env) {
-  const std::string name = "nvml:" + std::to_string(d.gpu_index);
+std::unique_ptr<Meter> gpu_meter(DeviceSpec d, const MeterEnvironment& env) {
   const NvmlProbe probe = probe_nvml(env.nvml_library);
-  if (!probe.present()) return std::make_unique<NoMeter>(name, probe.absent_reason);
+  if (!probe.present()) return std::make_unique<NoMeter>("nvml:" + std::to_string(d.gpu_index), probe.absent_reason);
+  // Matched by bus id, NVML's index may differ from CUDA's (CUDA numbers the fastest GPU first).
+  if (!d.pci_bus_id.empty()) d.gpu_index = nvml_index_at_pci_bus_id(d.pci_bus_id, env.nvml_library);
+  const std::string name = "nvml:" + std::to_string(d.gpu_index);
   if (d.gpu_index >= probe.gpus.size()) {
     throw DeviceError((d.label.empty() ? "nvidia gpu " + std::to_string(d.gpu_index) : d.label) +
                       ": no such device; NVML sees " + std::to_string(probe.gpus.size()) +

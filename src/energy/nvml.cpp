@@ -3,6 +3,9 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <map>
 #include <mutex>
 #include <string>
@@ -18,6 +21,7 @@ using nvmlDevice_t = nvmlDevice_st*;
 using nvmlReturn_t = int;
 constexpr nvmlReturn_t NVML_SUCCESS = 0;
 constexpr nvmlReturn_t NVML_ERROR_NOT_SUPPORTED = 3;
+constexpr nvmlReturn_t NVML_ERROR_NOT_FOUND = 6;
 constexpr unsigned NVML_DEVICE_NAME_V2_BUFFER_SIZE = 96;
 
 extern "C" {
@@ -30,6 +34,8 @@ using nvmlDeviceGetTotalEnergyConsumption_fn = nvmlReturn_t (*)(nvmlDevice_t dev
 using nvmlDeviceGetPowerUsage_fn = nvmlReturn_t (*)(nvmlDevice_t device, unsigned* power_mw);
 using nvmlDeviceGetName_fn = nvmlReturn_t (*)(nvmlDevice_t device, char* name, unsigned length);
 using nvmlErrorString_fn = const char* (*)(nvmlReturn_t result);
+using nvmlDeviceGetHandleByPciBusId_v2_fn = nvmlReturn_t (*)(const char* pci_bus_id, nvmlDevice_t* device);
+using nvmlDeviceGetIndex_fn = nvmlReturn_t (*)(nvmlDevice_t device, unsigned* index);
 }
 
 // One dlopen + nvmlInit_v2 per library path, shared by every meter and probe while any holds it.
@@ -68,6 +74,8 @@ class NvmlSession {
   nvmlDeviceGetTotalEnergyConsumption_fn total_energy{};
   nvmlDeviceGetPowerUsage_fn power_usage{};
   nvmlDeviceGetName_fn name{};
+  nvmlDeviceGetHandleByPciBusId_v2_fn handle_by_bus_id{};  // null where the library lacks it
+  nvmlDeviceGetIndex_fn device_index{};                    // null where the library lacks it
 
  private:
   explicit NvmlSession(const std::string& library) {
@@ -89,6 +97,10 @@ class NvmlSession {
         !resolve(library, "nvmlDeviceGetName", name)) {
       return;
     }
+    // Only the match of GPUs by PCI bus id needs these: a library without them still meters by index.
+    handle_by_bus_id =
+        reinterpret_cast<nvmlDeviceGetHandleByPciBusId_v2_fn>(::dlsym(handle_, "nvmlDeviceGetHandleByPciBusId_v2"));
+    device_index = reinterpret_cast<nvmlDeviceGetIndex_fn>(::dlsym(handle_, "nvmlDeviceGetIndex"));
     if (const nvmlReturn_t r = init(); r != NVML_SUCCESS) {
       reason_ = no_sensor("nvmlInit_v2 failed in " + library + ": " + error(r));
       return;
@@ -173,6 +185,61 @@ NvmlProbe probe_nvml(const std::string& library) {
     probe.gpus.push_back(std::move(gpu));
   }
   return probe;
+}
+
+namespace {
+
+// The hex number at id[at...] up to `end` (or the string's end when end is 0), at most 8 digits;
+// false when there is none or something else follows.
+bool hex_field(std::string_view id, std::size_t& at, char end, unsigned& value) {
+  std::size_t digits = 0;
+  value = 0;
+  for (; at < id.size() && std::isxdigit(static_cast<unsigned char>(id[at])); ++at, ++digits) {
+    const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(id[at])));
+    value = value * 16 + static_cast<unsigned>(c <= '9' ? c - '0' : c - 'a' + 10);
+  }
+  if (digits == 0 || digits > 8) return false;
+  if (end == '\0') return at == id.size();
+  return at < id.size() && id[at++] == end;
+}
+
+}  // namespace
+
+std::string canonical_pci_bus_id(std::string_view id) {
+  // domain:bus:device.function, the domain optional (both CUDA's and NVML's forms, and "bus:device.function").
+  const auto colons = std::count(id.begin(), id.end(), ':');
+  if (colons < 1 || colons > 2) return {};
+  unsigned domain = 0, bus = 0, device = 0, function = 0;
+  std::size_t at = 0;
+  if (colons == 2 && !hex_field(id, at, ':', domain)) return {};
+  if (!hex_field(id, at, ':', bus) || !hex_field(id, at, '.', device) || !hex_field(id, at, '\0', function)) return {};
+  if (bus > 0xff || device > 0x1f || function > 0x7) return {};
+  char out[32];
+  std::snprintf(out, sizeof out, "%08X:%02X:%02X.%X", domain, bus, device, function);
+  return out;
+}
+
+unsigned nvml_index_at_pci_bus_id(const std::string& pci_bus_id, const std::string& library) {
+  const std::string canonical = canonical_pci_bus_id(pci_bus_id);
+  const std::string what = "the GPU at PCI bus id " + pci_bus_id;
+  if (canonical.empty()) throw UsageError(what + ": not a PCI bus id (domain:bus:device.function, in hex)");
+  std::string reason;
+  const auto s = detail::NvmlSession::open(library, reason);
+  if (!s) throw DeviceError(what + ": " + reason);
+  if (!s->handle_by_bus_id || !s->device_index) {
+    throw DeviceError(what + ": " + library + " lacks nvmlDeviceGetHandleByPciBusId_v2 (driver too old?)");
+  }
+  nvmlDevice_t dev = nullptr;
+  if (const nvmlReturn_t r = s->handle_by_bus_id(canonical.c_str(), &dev); r != NVML_SUCCESS) {
+    throw DeviceError(what + ": " +
+                      (r == detail::NVML_ERROR_NOT_FOUND ? std::string("NVML has no GPU there")
+                                                         : "nvmlDeviceGetHandleByPciBusId_v2 failed: " + s->error(r)));
+  }
+  unsigned index = 0;
+  if (const nvmlReturn_t r = s->device_index(dev, &index); r != NVML_SUCCESS) {
+    throw DeviceError(what + ": nvmlDeviceGetIndex failed: " + s->error(r));
+  }
+  return index;
 }
 
 NvmlMeter::NvmlMeter(unsigned index, const std::string& library) : index_(index) {

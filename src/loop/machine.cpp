@@ -124,7 +124,15 @@ std::vector<DeviceSpec> suggested_processors(const Machine& m, int cpu_groups) {
 }
 
 energy::DeviceSpec energy_device(const DeviceSpec& spec) {
-  if (spec.kind == "cuda") return energy::DeviceSpec::nvidia(static_cast<unsigned>(std::max(spec.index, 0)));
+  if (spec.kind == "cuda") {
+    // Matched to NVML by PCI bus id where CUDA gives one, so that CUDA's numbering (fastest GPU
+    // first unless CUDA_DEVICE_ORDER=PCI_BUS_ID) cannot pair a GPU with another's meter.
+    const auto index = static_cast<unsigned>(std::max(spec.index, 0));
+    for (const GpuInfo& g : cuda_gpus()) {
+      if (g.index == spec.index && !g.pci_bus_id.empty()) return energy::DeviceSpec::nvidia(index, g.pci_bus_id);
+    }
+    return energy::DeviceSpec::nvidia(index);
+  }
   if (spec.kind == "cpu" || spec.kind == "offload") {
     std::vector<int> cores = spec.cores;
     if (cores.empty()) {

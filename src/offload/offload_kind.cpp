@@ -71,6 +71,13 @@ class NumaSeparateMemory final : public MemorySpace {
   }
   void copy_in(void* device, const void* host, std::size_t bytes) override { std::memcpy(device, host, bytes); }
   void copy_out(void* host, const void* device, std::size_t bytes) override { std::memcpy(host, device, bytes); }
+  // Another offload controller's images are host memory too (on its NUMA node): one copy, node to node.
+  bool reaches(const MemorySpace& source) override {
+    return dynamic_cast<const NumaSeparateMemory*>(&source) != nullptr;
+  }
+  void copy_from(void* image, const MemorySpace& /*source*/, const void* from, std::size_t bytes) override {
+    std::memcpy(image, from, bytes);
+  }
   void poison(void* image, std::size_t bytes, std::size_t elem_size) override { fill_poison(image, bytes, elem_size); }
   PoisonScan find_poison(const void* image, std::size_t bytes, std::size_t elem_size) override {
     return scan_poison(image, bytes, elem_size);

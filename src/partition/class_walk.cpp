@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <utility>
 
 namespace ctrl::partition::detail {
@@ -389,6 +390,7 @@ std::vector<std::int32_t> distribution(const Instance& in, const std::vector<Cla
   for (std::size_t c = 0; c < classes.size(); ++c) {
     copies.clear();
     powers[c].parts(w[c], copies);
+    std::sort(copies.begin(), copies.end(), std::greater<>());  // members in order, largest part first
     for (std::size_t i = 0; i < copies.size(); ++i) parts[(*classes[c].members)[i]] = copies[i];
   }
   return parts;
@@ -404,11 +406,14 @@ std::vector<ClassItems> class_items(const Instance& in, const ProcessorClasses& 
 
 std::optional<std::size_t> class_walk_bytes(const Instance& in, const ProcessorClasses& classes,
                                             std::size_t memory_cap) {
-  if (classes.count() == static_cast<std::size_t>(in.p) || classes.count() > 32) return std::nullopt;
   std::size_t bytes = 2 * classes.count() * in.stride() * sizeof(double);  // tree nodes
   for (const ClassItems& c : class_items(in, classes)) bytes += ClassPower::bytes(c, in.n);
   if (bytes > memory_cap) return std::nullopt;
   return bytes;
+}
+
+bool class_walk_pays(const Instance& in, const ProcessorClasses& classes) {
+  return classes.count() <= 32 && static_cast<std::size_t>(in.p) >= 8 * classes.count();
 }
 
 std::vector<std::vector<std::int32_t>> class_walk(const Instance& in, const ProcessorClasses& pc, unsigned threads,

@@ -458,9 +458,10 @@ Front pareto_front_dp(const Profile& profile, Size workload, const DpOptions& op
   if (!maybe) return {};
   const Instance& in = *maybe;
   const unsigned threads = thread_count(opt, in);
-  if (opt.classes) {
+  if (opt.classes != ClassUse::sweep) {
     const ProcessorClasses classes = processor_classes(profile);
-    if (detail::class_walk_bytes(in, classes, class_walk_memory_cap)) {
+    if ((opt.classes == ClassUse::walk || detail::class_walk_pays(in, classes)) &&
+        detail::class_walk_bytes(in, classes, class_walk_memory_cap)) {
       detail::ClassWalkStats ws;
       std::vector<Solution> candidates;
       const unsigned walkers = opt.threads != 0 ? opt.threads : detail::usable_cores();

@@ -10,7 +10,7 @@
 namespace ctrl {
 void PrintTo(const TransferStats& s, std::ostream* os) {
   *os << "{in: " << s.bytes_in << " bytes in " << s.copies_in << " copies, out: " << s.bytes_out << " bytes in "
-      << s.copies_out << " copies}";
+      << s.copies_out << " copies, peer: " << s.bytes_peer << " bytes in " << s.copies_peer << " copies}";
 }
 }  // namespace ctrl
 

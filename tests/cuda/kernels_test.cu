@@ -97,6 +97,35 @@ TEST(CudaVariants, AutomaticPrefersLibraryThenNativeThenGeneric) {
   }
 }
 
+// Adds o's element less 0x02020201 to acc's: 1 after Which's library variant wrote o.
+struct AddWhich {
+  static constexpr const char* name = "add_which";
+  CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::InOut<int, 1> acc, ctrl::In<int, 1> o) const {
+    acc(t.x) += o(t.x) - 0x02020201;
+  }
+};
+
+// A recorded sequence with a library variant (a memset node, not a kernel: its replays are
+// repeated as child graphs, where kernel chains are repeated as kernel nodes) replayed many times:
+// every copy runs, each in its order.
+TEST(CudaVariants, ReplaysOfALibraryVariantRunEveryCopyInOrder) {
+  CTRL_REQUIRE_GPU();
+  Tile<int, 1> o({1000}, "o"), acc({1000}, "acc");
+  o.fill(-1);
+  acc.fill(0);
+  Controller gpu{ctrl::cuda(0)};
+  gpu.attach(o, acc);
+  const ctrl::Graph step = gpu.record([&] {
+    gpu.launch<Which>(ctrl::Variant::library, Threads(1000), o);
+    gpu.launch<AddWhich>(Threads(1000), acc, o);
+  });
+  gpu.replay(step, 7);  // graphs of 4, 2 and 1 copies
+  gpu.replay(step, 600);
+  gpu.detach(o, acc);
+  for (int e : acc.elements()) ASSERT_EQ(e, 607);
+  for (int e : o.elements()) ASSERT_EQ(e, 0x02020202);
+}
+
 // The 2-D FFT of later case studies: cuFFT on the controller's stream through a cached plan.
 struct Fft2d {
   static constexpr const char* name = "fft2d";

@@ -133,6 +133,23 @@ TEST(MakeMeter, GpuWithoutNvmlGivesNoSensorAndWithFakeNvmlAMeter) {
   EXPECT_THROW((void)ce::make_meter(ce::DeviceSpec::nvidia(2), env), ctrl::DeviceError);
 }
 
+// A GPU matched by PCI bus id gets NVML's meter at that id whatever index it is given (CUDA's
+// numbering may differ from NVML's PCI order).
+TEST(MakeMeter, GpuMatchedByPciBusIdNotByIndex) {
+  const FakeNvmlLoaded fake;
+  ce::MeterEnvironment env;
+  env.nvml_library = CTRL_FAKE_NVML;
+  const auto gpu = ce::make_meter(ce::DeviceSpec::nvidia(1, "0000:17:00.0"), env);  // CUDA's 1 is NVML's 0
+  EXPECT_TRUE(gpu->available());
+  EXPECT_EQ(gpu->info().name, "nvml:0");
+  const auto old = ce::make_meter(ce::DeviceSpec::nvidia(0, "0000:b3:00.0"), env);
+  EXPECT_FALSE(old->available());
+  EXPECT_TRUE(contains(old->absent_reason(), "Fake K80")) << old->absent_reason();
+  EXPECT_THROW((void)ce::make_meter(ce::DeviceSpec::nvidia(0, "0000:65:00.0"), env), ctrl::DeviceError);
+  const auto absent = ce::make_meter(ce::DeviceSpec::nvidia(0, "0000:17:00.0"), fixture_env("/nonexistent"));
+  EXPECT_FALSE(absent->available());
+}
+
 TEST(ListMeters, NamesEveryZoneAndGpuOrWhyAbsent) {
   TempDir tmp;
   ce::testing::write_two_socket_tree(tmp.path());

@@ -12,11 +12,13 @@ constexpr int kSuccess = 0;
 constexpr int kUninitialized = 1;
 constexpr int kInvalidArgument = 2;
 constexpr int kNotSupported = 3;
+constexpr int kNotFound = 6;
 constexpr int kDriverNotLoaded = 9;
 constexpr unsigned kMaxGpus = 4;
 
 struct FakeGpu {
   char name[64];
+  char bus_id[32];  // NVML's form: "00000000:17:00.0"
   unsigned long long energy_mj;
   unsigned power_mw;
   int energy_result;
@@ -51,6 +53,9 @@ void fake_nvml_reset() {
   g.count = 2;
   std::snprintf(g.gpus[0].name, sizeof g.gpus[0].name, "Fake H200");
   std::snprintf(g.gpus[1].name, sizeof g.gpus[1].name, "Fake K80");
+  // In PCI order, as NVML numbers them; the K80 sits at a bus number with hex letters.
+  std::snprintf(g.gpus[0].bus_id, sizeof g.gpus[0].bus_id, "00000000:17:00.0");
+  std::snprintf(g.gpus[1].bus_id, sizeof g.gpus[1].bus_id, "00000000:B3:00.0");
   g.gpus[0].energy_mj = 1'000'000;
   g.gpus[0].power_mw = 75'000;
   g.gpus[1].energy_mj = 0;
@@ -86,6 +91,8 @@ const char* nvmlErrorString(int r) {
     case kUninitialized: return "Uninitialized";
     case kInvalidArgument: return "Invalid Argument";
     case kNotSupported: return "Not Supported";
+    case kNotFound:
+      return "Not Found";
     case kDriverNotLoaded: return "Driver Not Loaded";
     default: return "Unknown Error";
   }
@@ -102,6 +109,26 @@ int nvmlDeviceGetHandleByIndex_v2(unsigned index, void** device) {
   if (g.live == 0) return kUninitialized;
   if (!device || index >= g.count) return kInvalidArgument;
   *device = &g.gpus[index];
+  return kSuccess;
+}
+
+// NVML accepts several forms of the id; ctrl passes NVML's own, which is all the fake knows.
+int nvmlDeviceGetHandleByPciBusId_v2(const char* bus_id, void** device) {
+  if (g.live == 0) return kUninitialized;
+  if (!bus_id || !device) return kInvalidArgument;
+  for (unsigned i = 0; i < g.count; ++i) {
+    if (std::strcmp(g.gpus[i].bus_id, bus_id) == 0) {
+      *device = &g.gpus[i];
+      return kSuccess;
+    }
+  }
+  return kNotFound;
+}
+
+int nvmlDeviceGetIndex(void* device, unsigned* index) {
+  FakeGpu* gpu = gpu_of(device);
+  if (!gpu || !index) return kInvalidArgument;
+  *index = static_cast<unsigned>(gpu - g.gpus);
   return kSuccess;
 }
 

@@ -175,3 +175,33 @@ TEST_F(FakeNvml, ASensorLostMidRunThrows) {
     EXPECT_TRUE(contains(e.what(), "nvmlDeviceGetTotalEnergyConsumption failed")) << e.what();
   }
 }
+
+// CUDA writes a bus id with 4 digits of domain and lower-case hex, NVML with 8 and upper case:
+// both, and the form without a domain, name one device.
+TEST(Nvml, PciBusIdsOfCudaAndNvmlFormsAreOneId) {
+  EXPECT_EQ(ce::canonical_pci_bus_id("0000:17:00.0"), "00000000:17:00.0");
+  EXPECT_EQ(ce::canonical_pci_bus_id("00000000:17:00.0"), "00000000:17:00.0");
+  EXPECT_EQ(ce::canonical_pci_bus_id("0000:b3:00.0"), "00000000:B3:00.0");
+  EXPECT_EQ(ce::canonical_pci_bus_id("00000000:B3:00.0"), "00000000:B3:00.0");
+  EXPECT_EQ(ce::canonical_pci_bus_id("b3:00.0"), "00000000:B3:00.0");
+  EXPECT_EQ(ce::canonical_pci_bus_id("0001:0a:1f.7"), "00000001:0A:1F.7");
+  EXPECT_NE(ce::canonical_pci_bus_id("0000:17:00.0"), ce::canonical_pci_bus_id("0000:18:00.0"));
+  for (const char* bad : {"", "17", "0000:17:00", "0000:17:00.", "0000:17:20.0", "0000:17:00.8", "0000:100:00.0",
+                          "0000:17:00.0 ", "x000:17:00.0", "0:0:0:00.0", "000000000:17:00.0"}) {
+    EXPECT_EQ(ce::canonical_pci_bus_id(bad), "") << bad;
+  }
+}
+
+TEST_F(FakeNvml, GpusAreFoundByPciBusIdInEitherForm) {
+  EXPECT_EQ(ce::nvml_index_at_pci_bus_id("0000:17:00.0", lib_), 0u);
+  EXPECT_EQ(ce::nvml_index_at_pci_bus_id("0000:b3:00.0", lib_), 1u);  // as cudaDeviceGetPCIBusId writes it
+  EXPECT_EQ(ce::nvml_index_at_pci_bus_id("00000000:B3:00.0", lib_), 1u);
+  try {
+    (void)ce::nvml_index_at_pci_bus_id("0000:65:00.0", lib_);
+    FAIL() << "a bus id with no GPU";
+  } catch (const ctrl::DeviceError& e) {
+    EXPECT_TRUE(contains(e.what(), "PCI bus id 0000:65:00.0: NVML has no GPU there")) << e.what();
+  }
+  EXPECT_THROW((void)ce::nvml_index_at_pci_bus_id("cuda:0", lib_), ctrl::UsageError);
+  EXPECT_THROW((void)ce::nvml_index_at_pci_bus_id("0000:17:00.0", "libnvidia-ml-absent.so.1"), ctrl::DeviceError);
+}

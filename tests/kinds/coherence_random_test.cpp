@@ -216,7 +216,10 @@ class Sequence {
     const int c = rng_.below(static_cast<int>(ctl_.size()));
     if (op < 20) do_attach(rng_.chance(75) ? pick(s, [&](const Slot& t) { return attachable(t); }) : s, c);
     else if (op < 32) do_detach(rng_.chance(90) ? pick(s, [](const Slot& t) { return t.owner >= 0; }) : s, c);
-    else if (op < 80) do_launch(c);
+    else if (op < 74)
+      do_launch(c);
+    else if (op < 80)
+      do_take(rng_.chance(90) ? pick(s, [](const Slot& t) { return t.owner >= 0; }) : s, c);
     else if (op < 85) do_create_internal(rng_.chance(75) ? pick(s, [](const Slot& t) { return t.array < 0 && t.owner < 0; }) : s, c);
     else if (op < 89) do_destroy_internal(rng_.chance(90) ? pick(s, [](const Slot& t) { return t.internal; }) : s, c);
     else if (op < 93) do_host_write(s);
@@ -281,6 +284,44 @@ class Sequence {
       note_detach(b, c);
       compare_host(a, "after detach");
       compare_host(b, "after detach");
+    }
+  }
+
+  static void count(std::uint64_t& bytes, std::uint64_t& copies, std::uint64_t n) {
+    bytes += n;
+    ++copies;
+  }
+
+  // Controller::take: the predicted moves mirror docs/model.md, "Moving a tile between
+  // controllers". Two controllers of one kind with separate memories (two of cuda:0, two offload)
+  // copy directly; any other pair goes through the host.
+  void do_take(Slot& s, int c) {
+    log_ << "take " << s.tile.name() << " c" << c << "; ";
+    const int g = s.owner;
+    if (!attempt(g >= 0, "take", [&] { ctl(c).take(s.tile); }) || g == c) return;
+    s.owner = c;
+    // A shared-memory giver writes an attached tile's host memory in place.
+    if (!s.internal && (s.host_valid || !separate(g))) {
+      s.host_valid = true;
+      s.device_valid = false;  // copied in at the first read
+      return;
+    }
+    ctrl::TransferStats& taker = predicted_[static_cast<std::size_t>(c)];
+    ctrl::TransferStats& giver = predicted_[static_cast<std::size_t>(g)];
+    const std::uint64_t bytes = s.tile.bytes();
+    s.device_valid = true;
+    if (!separate(g)) {  // an internal tile of a shared-memory giver: in, as from the host
+      if (separate(c)) count(taker.bytes_in, taker.copies_in, bytes);
+    } else if (separate(c) && ctl(c).spec().kind == ctl(g).spec().kind) {
+      count(taker.bytes_peer, taker.copies_peer, bytes);
+    } else {
+      count(giver.bytes_out, giver.copies_out, bytes);
+      if (!s.internal) {
+        s.host_valid = true;
+        s.device_valid = !separate(c);
+      } else if (separate(c)) {
+        count(taker.bytes_in, taker.copies_in, bytes);
+      }
     }
   }
 

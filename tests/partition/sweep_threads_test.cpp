@@ -43,7 +43,7 @@ TEST(DynamicProgramme, ManyThreadsGiveTheFrontOfOneBitForBit) {
       DpOptions one;
       one.threads = 1;
       one.probes = probes;
-      one.classes = false;
+      one.classes = ClassUse::sweep;
       DpStats stats;
       const Front reference = pareto_front_dp(profile, n, one, &stats);
       ASSERT_FALSE(reference.empty());

@@ -131,7 +131,7 @@ int run_devices(const DevicesArgs& a, Job& job) {
     pkg_meters.push_back(meter_state(spec, env));
   }
   for (const auto& g : m.gpus)
-    gpu_meters.push_back(meter_state(energy::DeviceSpec::nvidia(static_cast<unsigned>(g.index)), env));
+    gpu_meters.push_back(meter_state(energy::DeviceSpec::nvidia(static_cast<unsigned>(g.index), g.pci_bus_id), env));
   const auto suggested = loop::suggested_processors(m, a.groups);
   std::string kinds = "cpu, offload";
   if (m.cuda_backend) kinds += ", cuda";

@@ -13,9 +13,19 @@
 
 namespace ctrl::tool {
 
+// Beyond this many processors a table shows distributions with runs folded ("3x218"), and the
+// front's rows without a column per processor: a cluster's thousand columns help nobody.
+constexpr std::size_t wide_platform = 16;
+
 std::string parts_text(const partition::Distribution& x) {
   std::string out;
-  for (std::size_t i = 0; i < x.size(); ++i) out += (i != 0 ? " " : "") + std::to_string(x[i]);
+  for (std::size_t i = 0; i < x.size();) {
+    std::size_t run = 1;
+    while (x.size() > wide_platform && i + run < x.size() && x[i + run] == x[i]) ++run;
+    if (run < 4) run = 1;
+    out += (i != 0 ? " " : "") + std::to_string(x[i]) + (run > 1 ? "x" + std::to_string(run) : "");
+    i += run;
+  }
   return out;
 }
 
@@ -47,8 +57,10 @@ void write_table(std::ostream& out, const FrontReport& r) {
   write_analysis_table(out, r);
   out << '\n';
 
-  // Columns wide enough for the names and the largest part.
-  std::vector<std::size_t> width(r.processors.size());
+  // Columns wide enough for the names and the largest part; on a wide platform one column of
+  // folded distributions instead (the CSV and JSON formats list every part).
+  const bool wide = r.processors.size() > wide_platform;
+  std::vector<std::size_t> width(wide ? 0 : r.processors.size());
   for (std::size_t i = 0; i < width.size(); ++i) {
     width[i] = std::max<std::size_t>(r.processors[i].size(), 3);
     for (const auto& s : r.front) width[i] = std::max(width[i], std::to_string(s.distribution[i]).size());
@@ -56,7 +68,9 @@ void write_table(std::ostream& out, const FrontReport& r) {
   const std::size_t idx = std::max<std::size_t>(std::to_string(r.front.size()).size(), 1);
   std::string header = fmt::format("{:>{}}  {:>12}  {:>14}", "#", idx, "time (s)", "energy (J)");
   for (std::size_t i = 0; i < width.size(); ++i) header += fmt::format("  {:>{}}", r.processors[i], width[i]);
-  out << header << imbalance_header(r) << '\n';
+  header += imbalance_header(r);
+  if (wide) header += fmt::format("   distribution over {} processors (vxN: N in a row get v)", r.processors.size());
+  out << header << '\n';
   for (std::size_t k = 0; k < r.front.size(); ++k) {
     const auto& s = r.front[k];
     std::string row = fmt::format("{:>{}}  {:>12.6g}  {:>14.6g}", k + 1, idx, s.time, s.energy);
@@ -64,6 +78,7 @@ void write_table(std::ostream& out, const FrontReport& r) {
     row += imbalance_cells(r, k);
     if (k == 0) row += "   time-optimal";
     if (k + 1 == r.front.size()) row += k == 0 ? ", energy-optimal" : "   energy-optimal";
+    if (wide) row += "   (" + parts_text(s.distribution) + ")";
     row.erase(row.find_last_not_of(' ') + 1);  // the imbalance column's padding, on unmarked rows
     out << row << '\n';
   }

@@ -41,8 +41,9 @@ struct AppArgs {
 // differ from its defaults ("... (N = 2048) with iterations=50").
 std::string describe(const loop::Workload& app, index_t cols);
 
-// Sets CUDA_DEVICE_ORDER=PCI_BUS_ID unless the user set it: NVML numbers GPUs in PCI order, CUDA
-// by default fastest first, and a processor "cuda:i" must be metered by NVML's GPU i.
+// Sets CUDA_DEVICE_ORDER=PCI_BUS_ID unless the user set it, so that "cuda:i" is the GPU that
+// nvidia-smi and NVML number i (CUDA numbers the fastest first by default). Meters no longer
+// depend on it: a GPU is matched to its NVML meter by PCI bus id (loop::energy_device).
 void prefer_pci_order_for_cuda();
 
 // While it lives, the first Ctrl-C or SIGTERM sets `stop` (the command ends after the step in

@@ -41,13 +41,13 @@ struct LaunchSpace {
   index_t blocks_y, blocks_z;
 };
 
-inline LaunchSpace make_space(const Threads& space, const detail::CudaGeometry& g) {
+inline LaunchSpace make_space(const Threads& space, const dim3& block) {
   LaunchSpace s{{space.x(), space.y(), space.z()}, 1, 1};
   if (space.dims() == 2) {
-    s.blocks_y = (space.x() + g.block[1] - 1) / g.block[1];
+    s.blocks_y = (space.x() + block.y - 1) / block.y;
   } else if (space.dims() == 3) {
-    s.blocks_y = (space.y() + g.block[1] - 1) / g.block[1];
-    s.blocks_z = (space.x() + g.block[2] - 1) / g.block[2];
+    s.blocks_y = (space.y() + block.y - 1) / block.y;
+    s.blocks_z = (space.x() + block.z - 1) / block.z;
   }
   return s;
 }
@@ -280,11 +280,17 @@ __device__ CTRL_FORCEINLINE P rebind_vector(const P& p, Q* q) {
 
 // A pointer the compiler may take as 16-byte aligned. Taken once per run and handed to all its
 // items: each call makes a new pointer value, and the compiler merges only accesses it sees made
-// through the same one. (The loads of In tiles then lose ld.global.nc: the compiler no longer
-// traces the pointer to the read-only kernel parameter. The 16-byte access is what pays.)
+// through the same one. The loads of In tiles then lose ld.global.nc (LDG.E.128, not
+// LDG.E.128.CONSTANT): nvcc 13 takes a const __restrict__ parameter as read-only only while its
+// every use is a load or an address, and no form of the alignment fact is one (checked in the PTX:
+// __builtin_assume_aligned, __builtin_assume on the address, an address masked to 16 bytes all
+// lose .nc, the last the merging too), while __ldg's scalar loads, though .nc, are never merged.
+// A per-element body thus gets 16-byte loads or read-only ones, not both; the 16-byte access is
+// what pays (0.87 of the hand-written kernel without the runs, 0.94 with them: docs/cuda.md).
 template <class Q>
 __device__ CTRL_FORCEINLINE Q* aligned16(Q* q) {
-  return static_cast<Q*>(__builtin_assume_aligned(q, 16));
+  __builtin_assume((reinterpret_cast<std::uintptr_t>(q) & 15) == 0);
+  return q;
 }
 
 // One thread's run of V consecutive logical threads from x0 (row: the 2-D index before them).
@@ -422,17 +428,18 @@ bool takes_vector_runs(const detail::CudaGeometry& g, const P&... p) {
   }
 }
 
-// The vector kernels on the geometry's vector grid (only where takes_vector_runs).
+// The vector kernels on the geometry's vector grid and block (only where takes_vector_runs).
 template <class K, class... P>
-cudaError_t launch_vector(dim3 block, cudaStream_t stream, const Threads& space, const detail::CudaGeometry& g,
-                          const K& kernel, const P&... p) {
+cudaError_t launch_vector(cudaStream_t stream, const Threads& space, const detail::CudaGeometry& g, const K& kernel,
+                          const P&... p) {
   constexpr unsigned phase = vector_phase(detail::traits_of<K>());
   const dim3 grid(g.vector_grid[0], g.vector_grid[1], g.vector_grid[2]);
+  const dim3 block(g.vector_block[0], g.vector_block[1], g.vector_block[2]);
   if (space.dims() == 1) {
     const index_t n = space.x();
     return launch_kernel(&vector_1d<vector_items, phase, K, P...>, grid, block, stream, kernel, n, p..., data_of(p)...);
   }
-  return launch_kernel(&vector_2d<vector_items, phase, K, P...>, grid, block, stream, kernel, make_space(space, g),
+  return launch_kernel(&vector_2d<vector_items, phase, K, P...>, grid, block, stream, kernel, make_space(space, block),
                        p..., data_of(p)...);
 }
 
@@ -444,7 +451,7 @@ cudaError_t launch_coarse(dim3 grid, dim3 block, cudaStream_t stream, const Thre
     const index_t n = space.x();
     return launch_kernel(&coarse_1d<N, K, P...>, grid, block, stream, kernel, n, prefetch, p..., data_of(p)...);
   }
-  return launch_kernel(&coarse_2d<N, K, P...>, grid, block, stream, kernel, make_space(space, g), prefetch, p...,
+  return launch_kernel(&coarse_2d<N, K, P...>, grid, block, stream, kernel, make_space(space, block), prefetch, p...,
                        data_of(p)...);
 }
 
@@ -458,13 +465,13 @@ cudaError_t launch(Variant v, CudaContext& ctx, const detail::CudaGeometry& g, c
   if constexpr (detail::has_cuda_native<K>) {
     if (v == Variant::native) {
       const int dims = space.dims();
-      return launch_kernel(&native_grid<K, P...>, grid, block, stream, kernel, make_space(space, g), dims, p...);
+      return launch_kernel(&native_grid<K, P...>, grid, block, stream, kernel, make_space(space, block), dims, p...);
     }
   }
   if constexpr (detail::has_generic<K>) {
     if (space.dims() <= 2 && tiles_disjoint(p...)) {
       if constexpr (vector_traits(detail::traits_of<K>()) && any_vector_tile<P...>()) {
-        if (takes_vector_runs<K>(g, p...)) return launch_vector(block, stream, space, g, kernel, p...);
+        if (takes_vector_runs<K>(g, p...)) return launch_vector(stream, space, g, kernel, p...);
       }
       switch (g.items) {
         case 1: return launch_coarse<1>(grid, block, stream, space, g, kernel, p...);
@@ -480,8 +487,8 @@ cudaError_t launch(Variant v, CudaContext& ctx, const detail::CudaGeometry& g, c
         const index_t n = space.x();
         return launch_kernel(&generic_1d<K, P...>, grid, block, stream, kernel, n, items, p...);
       }
-      case 2: return launch_kernel(&generic_2d<K, P...>, grid, block, stream, kernel, make_space(space, g), items, p...);
-      default: return launch_kernel(&generic_3d<K, P...>, grid, block, stream, kernel, make_space(space, g), p...);
+      case 2: return launch_kernel(&generic_2d<K, P...>, grid, block, stream, kernel, make_space(space, block), items, p...);
+      default: return launch_kernel(&generic_3d<K, P...>, grid, block, stream, kernel, make_space(space, block), p...);
     }
   }
   return cudaErrorInvalidDeviceFunction;  // no generic or native body: choose_variant rules this out

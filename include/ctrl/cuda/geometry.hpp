@@ -237,16 +237,31 @@ constexpr HwShape fitted_block(HwShape b, const Threads& space) {
   return b;
 }
 
+// The block of the vector runs over a 2-D space: the table's threads in rows of runs as wide as
+// the space's rows allow (up to all of them in one row: a warp's loads then lie along one row of
+// the tile, as a hand-written float4 kernel's do), but no wider than leaves more of the last
+// block of a row idle than the table's shape does. 1-D spaces keep the table's line.
+constexpr HwShape vector_block(const HwShape& b, const Threads& space, unsigned phase) {
+  if (space.dims() != 2) return b;
+  const index_t runs = (space.y() + phase + vector_items - 1) / vector_items;  // a row's runs
+  auto idle = [&](unsigned x) { return (runs + x - 1) / x * x - runs; };       // threads past the row's end
+  const unsigned total = b.threads();
+  for (unsigned x = total; x > b.x; x /= 2)
+    if (total % x == 0 && idle(x) <= idle(b.x)) return {x, total / x, 1};
+  return b;
+}
+
 // Gives g the vector runs (vector_items per thread, runs `phase` logical threads before each
-// multiple of vector_items) and their grid over the space: along the last index, `phase` more
-// logical threads, the first thread's run beginning before the space.
+// multiple of vector_items), their block and their grid over the space: along the last index,
+// `phase` more logical threads, the first thread's run beginning before the space.
 constexpr void set_vector_grid(detail::CudaGeometry& g, const HwShape& b, const Threads& space, unsigned phase,
                                const DeviceLimits& lim, bool grid_stride) {
   const Threads wide = space.dims() == 1 ? Threads(space.x() + phase) : Threads(space.x(), space.y() + phase);
-  const detail::CudaGeometry vg = geometry_for(b, wide, lim, Coarsening{vector_items, grid_stride, Prefetch::none});
+  const HwShape vb = vector_block(b, space, phase);
+  const detail::CudaGeometry vg = geometry_for(vb, wide, lim, Coarsening{vector_items, grid_stride, Prefetch::none});
   g.vector_items = vector_items;
   g.vector_phase = phase;
-  for (int d = 0; d < 3; ++d) g.vector_grid[d] = vg.grid[d];
+  for (int d = 0; d < 3; ++d) g.vector_grid[d] = vg.grid[d], g.vector_block[d] = vg.block[d];
 }
 
 // The table's geometry for a kernel: its block, and its coarsening unless `coarsen` is false

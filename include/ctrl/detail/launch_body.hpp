@@ -33,7 +33,8 @@ enum class Family : unsigned char { cpu, cuda };
 // vectors), each CUDA thread instead runs vector_items logical threads in runs of consecutive
 // ones, on vector_grid (include/ctrl/cuda/geometry.hpp); otherwise the launch runs as above.
 // vector_phase: the runs start vector_phase elements before each multiple of vector_items (the
-// kernel's inset), and vector_grid covers the space widened by as many.
+// kernel's inset), and vector_grid (of vector_block's blocks: as many threads as block, in rows as
+// wide as the space's rows of runs allow) covers the space widened by as many.
 struct CudaGeometry {
   unsigned grid[3] = {1, 1, 1};
   unsigned block[3] = {1, 1, 1};
@@ -41,6 +42,7 @@ struct CudaGeometry {
   unsigned prefetch = 0;
   unsigned vector_items = 0;
   unsigned vector_grid[3] = {1, 1, 1};
+  unsigned vector_block[3] = {1, 1, 1};
   unsigned vector_phase = 0;
 };
 

@@ -37,11 +37,13 @@ struct DeviceSpec {
   std::vector<int> cores;      // cpu_packages: the logical cores the device uses, for an estimate
                                // (empty: unknown, no estimate)
   unsigned gpu_index = 0;      // nvidia_gpu: NVML index (PCI order, not CUDA's default order)
+  std::string pci_bus_id;      // nvidia_gpu: where set, the GPU is NVML's at this PCI bus id (any
+                               // form: CUDA's "0000:17:00.0" or NVML's), and gpu_index is ignored
   std::string label;           // for messages and NoMeter names; defaults from kind
 
   [[nodiscard]] static DeviceSpec none(std::string label = "none");
   [[nodiscard]] static DeviceSpec cpu(std::vector<int> packages, bool with_dram = true, std::vector<int> cores = {});
-  [[nodiscard]] static DeviceSpec nvidia(unsigned gpu_index);
+  [[nodiscard]] static DeviceSpec nvidia(unsigned gpu_index, std::string pci_bus_id = {});
 };
 
 // Where the sensors are looked for; tests point these at fixtures.

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <ctrl/energy/meter.hpp>
@@ -37,6 +38,18 @@ struct NvmlProbe {
 // Loads NVML (once per library path and process while a meter or probe holds it), initialises
 // it and lists the GPUs. Never throws for an absent or failing library.
 [[nodiscard]] NvmlProbe probe_nvml(const std::string& library = default_nvml_library);
+
+// A PCI bus id in NVML's form, "00000000:17:00.0" (8 hex digits of domain, upper case), from
+// CUDA's ("0000:17:00.0", cudaDeviceGetPCIBusId), NVML's, or one without the domain
+// ("17:00.0"); empty when `id` is not a bus id. Two ids name one device when these are equal.
+[[nodiscard]] std::string canonical_pci_bus_id(std::string_view id);
+
+// NVML's index of the GPU at this PCI bus id (any form canonical_pci_bus_id reads): how a CUDA
+// device is matched to its NVML meter whatever order CUDA numbers devices in (CUDA_DEVICE_ORDER).
+// Throws UsageError for an id that is not one, DeviceError when NVML cannot be loaded, lacks the
+// call, or has no GPU there.
+[[nodiscard]] unsigned nvml_index_at_pci_bus_id(const std::string& pci_bus_id,
+                                                const std::string& library = default_nvml_library);
 
 namespace detail {
 class NvmlSession;  // the loaded library and its entry points (src/energy/nvml.cpp)

@@ -41,8 +41,9 @@ std::vector<int> packages_of(const std::vector<int>& cores);
 // core left out for each GPU's host thread when there are cores to spare), then every GPU.
 std::vector<DeviceSpec> suggested_processors(const Machine& m, int cpu_groups);
 
-// The meter a processor (a controller's device) has, described for energy: GPUs by NVML index
-// (= CUDA index when CUDA_DEVICE_ORDER=PCI_BUS_ID, which the tool sets), CPU kinds by the packages
+// The meter a processor (a controller's device) has, described for energy: GPUs by PCI bus id
+// (NVML's GPU at the bus id CUDA gives, whatever CUDA_DEVICE_ORDER is; by index where CUDA gives
+// none), CPU kinds by the packages
 // of their cores, and the cores themselves (for an estimate). Kinds with no meter map to
 // energy::DeviceSpec::none.
 energy::DeviceSpec energy_device(const DeviceSpec& spec);
