@@ -2,9 +2,9 @@
 // (issue 3's anchor: OpenMP 1.0 µs, StarPU 34.6 µs on the 2-core box; issue 15's goal: ctrl on
 // all the cores at no more than OpenMP's cost, bench/results/cpu-launch.md).
 //   all cores:    ctrl::cpu(), the host thread unpinned (as OpenMP's master thread), vs an OpenMP
-//                 team on every core. The waiter runs the launch itself as worker 0 while it is on
-//                 the first core (docs/model.md, "Launch cost on CPU cores"), where the OS puts it
-//                 since the other cores hold the controller's spinning helpers.
+//                 team on every core. The waiter runs the launch itself in the place of the worker
+//                 of whichever core it is on, that worker's helper standing aside (docs/model.md,
+//                 "Launch cost on CPU cores").
 //   host on core 0: the same with the host thread pinned to the first core (as OMP_PROC_BIND
 //                 pins the master thread): the waiter always runs the launch.
 //   host apart:   the host thread pinned to core 0, the controller on the other cores: every

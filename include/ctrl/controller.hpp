@@ -147,9 +147,9 @@ class Controller {
   void update_device(T& tile, index_t begin, index_t end) { update_rows(tile.state_ptr(), begin, end, false); }
 
   // Waits for every queued launch; rethrows the first failure since the last wait. On a CPU
-  // controller of all the cores, the waiting thread may run a launch itself, as worker 0, instead
-  // of handing it to the queue thread (docs/model.md, "Launch cost on CPU cores"): same order,
-  // same results, same errors.
+  // controller of all the cores, the waiting thread may run a launch itself, in the place of the
+  // worker of the core it is on, instead of handing it to the queue thread (docs/model.md, "Launch
+  // cost on CPU cores"): same order, same results, same errors.
   void wait();
 
   const DeviceSpec& spec() const;

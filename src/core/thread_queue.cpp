@@ -36,11 +36,10 @@ void Handoff::poll() {
 }
 
 void Handoff::unwatch() {
-  // Pairs with submit(): it stores the ticket and then reads watched_; this clears watched_ and
-  // then reads the tickets. One of the two sees the other, so a task is never left with nobody to
-  // hand it over.
-  watched_.store(false);
-  if (unhanded()) hand_over();
+  // Pairs with submit(): it stores the ticket and then reads watchers_; the last watcher to leave
+  // counts itself out and then reads the tickets. One of the two sees the other, so a task is never
+  // left with nobody to hand it over.
+  if (watchers_.fetch_sub(1) == 1 && unhanded()) hand_over();
 }
 
 void ThreadQueue::start(std::function<void()> on_thread_start) {
@@ -67,7 +66,7 @@ std::uint64_t ThreadQueue::submit(Task task) {
   // Left for a waiter only when nothing else is queued (else the runner is busy and this task
   // follows the others) and a watcher will hand it over if nobody waits.
   const bool idle = h.completed_.load() + 1 == ticket;
-  if (!(waiter_may_run_ && idle && h.watched_.load())) h.hand_over();
+  if (!(waiter_may_run_ && idle && h.watchers_.load() > 0)) h.hand_over();
   return ticket;
 }
 

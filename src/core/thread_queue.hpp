@@ -29,15 +29,14 @@ class Handoff {
   // kernel worth running asynchronously.
   static constexpr std::chrono::nanoseconds grace{5000};
 
-  // A watcher is a thread that spins idle next to the queue (a CPU kind's first pool helper).
-  // watch() says it spins; unwatch() says it is about to sleep (or stop), and hands over what is
-  // left. It does not unwatch while it works: it works only for a runner, and a runner hands over
-  // what is left when it stops. poll(), called now and then while spinning (by any helper),
-  // hands over a task left longer than grace. Only stores and loads: the watcher's idle spells
-  // add no read-modify-write to a launch.
-  void watch() {
-    if (!watched_.load(std::memory_order_relaxed)) watched_.store(true);
-  }
+  // A watcher is a thread that spins idle next to the queue (a CPU kind's pool helper; several
+  // may watch at once). watch() says it spins; unwatch() (one per watch()) says it is about to
+  // sleep, stop or stand aside, and the last watcher to leave hands over what is left. It does
+  // not unwatch while it works: it works only for a runner, and a runner hands over what is left
+  // when it stops. poll(), called now and then while spinning (by any helper), hands over a task
+  // left longer than grace. A watcher counts itself once per idle spell, not once per launch: a
+  // launch adds no read-modify-write of the count.
+  void watch() { watchers_.fetch_add(1); }
   void unwatch();
   void poll();
 
@@ -53,7 +52,7 @@ class Handoff {
   alignas(64) std::atomic<std::uint64_t> completed_{0};
   std::atomic<bool> running_{false};                  // a runner (the queue thread or a waiter) holds the tasks
   alignas(64) std::atomic<std::uint64_t> handed_{0};  // tasks the queue thread runs without waiting for a waiter
-  std::atomic<bool> watched_{false};
+  std::atomic<int> watchers_{0};
   std::atomic<bool> stopping_{false};
   SpinWait work_;  // the queue thread waits for handed tasks
   SpinWait done_;  // hosts wait for completion, or for the runner's place
@@ -63,8 +62,9 @@ class ThreadQueue final : public Queue {
  public:
   // Without a waiter_may_run test, every task goes to the queue thread.
   ThreadQueue() : ThreadQueue(std::make_shared<Handoff>(), {}) {}
-  // waiter_may_run: whether the calling thread may run tasks itself (it becomes the kind's first
-  // worker); a watcher of `handoff` makes a waiter's run possible (see the top of this file).
+  // waiter_may_run: whether the calling thread may run tasks itself (it takes the place of the
+  // kind's worker on its core); a watcher of `handoff` makes a waiter's run possible (see the top
+  // of this file).
   ThreadQueue(std::shared_ptr<Handoff> handoff, std::function<bool()> waiter_may_run)
       : h_(std::move(handoff)), waiter_may_run_(std::move(waiter_may_run)) {}
   ~ThreadQueue() override;  // runs what is queued, then joins

@@ -13,21 +13,23 @@
 #include <exception>
 #include <new>
 
-#include <sched.h>
-
 namespace ctrl::detail {
 
-CpuExecution::CpuExecution(std::vector<int> cores, std::shared_ptr<Handoff> handoff)
-    : pool_(std::move(cores), std::move(handoff)) {
-  const std::vector<int>& mine = pool_.cores();
-  covers_process_ = true;
+namespace {
+
+// Whether these cores include every core this process may use.
+bool covers_process(const std::vector<int>& mine) {
   for (int c : cpu_topology().usable)
-    covers_process_ = covers_process_ && std::find(mine.begin(), mine.end(), c) != mine.end();
+    if (std::find(mine.begin(), mine.end(), c) == mine.end()) return false;
+  return true;
 }
 
-bool CpuExecution::caller_may_run() const {
-  return covers_process_ && sched_getcpu() == pool_.cores().front();  // a vDSO or rseq read, no system call
-}
+}  // namespace
+
+// Waiters may run launches (the pool roams) only on the queue of the CPU kind (a handoff) and
+// only where a waiter can never be on a core that is not the controller's.
+CpuExecution::CpuExecution(std::vector<int> cores, std::shared_ptr<Handoff> handoff)
+    : pool_(cores, handoff, handoff != nullptr && covers_process(cores)) {}
 
 std::string CpuExecution::describe() const {
   return fmt::format("{} pinned worker{} on cores {}", workers(), workers() == 1 ? "" : "s", format_cores(cores()));

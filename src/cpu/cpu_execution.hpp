@@ -1,7 +1,8 @@
 // The CPU execution model: a launch's index space is cut into coarse blocks, one per pinned worker
 // (the Controllers paper §4.5), along whichever dimensions have the work; an irregular kernel's
 // space is cut into smaller chunks that the workers take as they finish (block_grid.hpp decides
-// both). Library variants run once, on worker 0, and may fan out over the workers through CpuContext.
+// both). Library variants run once, on the launch's runner (the queue thread or a waiting host
+// thread), and may fan out over the workers through CpuContext.
 #pragma once
 #include "../core/device.hpp"
 #include "block_grid.hpp"
@@ -26,18 +27,18 @@ class CpuExecution final : public ExecutionModel, public CpuContext {
   const std::vector<int>& cores() const override { return pool_.cores(); }
   void parallel_for(index_t n, const std::function<void(index_t, index_t, int)>& fn) override;
 
-  // Whether the calling thread may run a launch as worker 0 (a host thread waiting on the
-  // controller, thread_queue.hpp): only where the controller's cores cover every core this
-  // process may use, so that the thread can never leave them, and the thread runs on worker 0's
-  // core now, so that it takes no other worker's core. A controller on some of the cores keeps
-  // its launches on those cores: they go through its queue thread, pinned to the first.
-  bool caller_may_run() const;
+  // Whether the calling thread may run a launch (a host thread waiting on the controller,
+  // thread_queue.hpp), taking the share of the worker whose core it is on while that worker
+  // stands aside (worker_pool.hpp): only where the controller's cores cover every core this
+  // process may use, so that the thread can never leave them, and the thread is on one of them
+  // now. A controller on some of the cores keeps its launches on those cores: they go through
+  // its queue thread, pinned to the first.
+  bool caller_may_run() const { return pool_.roaming() && pool_.worker_here() >= 0; }
 
  private:
   void run_dynamic(const LaunchBody& body, Variant v, const BlockGrid& grid, void* const* ptrs);
 
   WorkerPool pool_;
-  bool covers_process_ = false;  // the cores include every core this process may use
 };
 
 // The host's own memory, used in place: a shared-memory communication model.

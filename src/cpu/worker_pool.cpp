@@ -2,36 +2,75 @@
 
 #include "topology.hpp"
 
+#include <ctrl/errors.hpp>
+
+#include <fmt/format.h>
+#include <sched.h>
+
 #include <utility>
 
 namespace ctrl::detail {
 
-WorkerPool::WorkerPool(std::vector<int> cores, std::shared_ptr<Handoff> handoff)
-    : cores_(std::move(cores)), handoff_(std::move(handoff)) {
-  for (int w = 1; w < size(); ++w) helpers_.emplace_back([this, w] { helper(w); });
+WorkerPool::WorkerPool(std::vector<int> cores, std::shared_ptr<Handoff> handoff, bool roaming)
+    : cores_(std::move(cores)),
+      handoff_(std::move(handoff)),
+      roaming_(roaming),
+      first_helper_(roaming && cores_.size() > 1 ? 0 : 1),
+      aside_(std::make_unique<SpinWait[]>(cores_.size())) {
+  if (cores_.size() >= std::size_t{1} << worker_bits) {
+    throw DeviceError(fmt::format("a CPU controller has at most {} workers, not {}", (1 << worker_bits) - 1, size()));
+  }
+  for (int w = 0; w < size(); ++w) {
+    const auto core = static_cast<std::size_t>(cores_[static_cast<std::size_t>(w)]);
+    if (core >= worker_of_core_.size()) worker_of_core_.resize(core + 1, -1);
+    worker_of_core_[core] = w;
+  }
+  for (int w = first_helper_; w < size(); ++w) helpers_.emplace_back([this, w] { helper(w); });
 }
 
 WorkerPool::~WorkerPool() {
   stopping_.store(true);
-  epoch_.fetch_add(1);
+  publish(0);
   start_.notify();
+  for (int w = 0; w < size(); ++w) aside_[w].notify();
   for (auto& t : helpers_) t.join();
 }
 
 void WorkerPool::bind_caller() { pin_current_thread(cores_.front()); }
+
+int WorkerPool::worker_here() const {
+  const int core = sched_getcpu();  // a vDSO or rseq read, no system call
+  if (core < 0 || static_cast<std::size_t>(core) >= worker_of_core_.size()) return -1;
+  return worker_of_core_[static_cast<std::size_t>(core)];
+}
 
 void WorkerPool::record(std::exception_ptr e) {
   std::lock_guard lock(error_mutex_);
   if (!error_) error_ = std::move(e);
 }
 
+// Only the runner (or the destructor, once no runner is left) writes the word.
+void WorkerPool::publish(int runner) {
+  const std::uint64_t generation = (epoch_.load() >> worker_bits) + 1;
+  epoch_.store(generation << worker_bits | static_cast<std::uint64_t>(runner));
+}
+
 void WorkerPool::run(JobRef job) {
+  // Where the caller is on none of the cores (it moved since it was let run), it takes worker 0's
+  // share: the result is the same, only that share runs off its core.
+  const int here = roaming_ && size() > 1 ? worker_here() : 0;
+  const int runner = here < 0 ? 0 : here;
   job_ = &job;
   pending_.store(size() - 1);
-  epoch_.fetch_add(1);  // publishes job_ to the helpers
+  publish(runner);  // publishes job_ to the helpers
   start_.notify();
+  // The helper that stood aside for the previous caller has a share again; it sleeps until told.
+  if (runner != last_runner_) {
+    aside_[last_runner_].notify();
+    last_runner_ = runner;
+  }
   try {
-    job(0);
+    job(runner);
   } catch (...) {
     record(std::current_exception());
   }
@@ -46,29 +85,47 @@ void WorkerPool::run(JobRef job) {
 }
 
 // Between jobs a helper spins, and while it spins it watches the controller's queue: a launch
-// left there for a waiter that never comes goes to the queue thread (thread_queue.hpp). The first
-// helper is the watcher; it stops watching only when it is about to sleep, handing over what is
-// left. Every helper polls, every poll_every spins: one of them is running whatever the load.
-void WorkerPool::wait_for_job(int w, std::uint64_t seen) {
+// left there for a waiter that never comes goes to the queue thread (thread_queue.hpp). Every
+// spinning helper watches; one stops watching only when it is about to sleep (or to stand aside),
+// and the last one to stop hands over what is left. Every helper polls, every poll_every spins:
+// one of them is running whatever the load. Returns the word that ended the wait.
+std::uint64_t WorkerPool::wait_for_job(std::uint64_t seen, bool& watching) {
+  std::uint64_t word = seen;
   Handoff* h = handoff_.get();
   if (!h) {
-    start_.wait([&] { return epoch_.load() != seen; });
-    return;
+    start_.wait([&] { return (word = epoch_.load()) != seen; });
+    return word;
   }
   constexpr unsigned poll_every = 32;  // the queue's state is read now and then, not fought over
   unsigned spins = 0;
   bool spinning = true;
-  if (w == 1) h->watch();
+  if (!watching) {
+    h->watch();
+    watching = true;
+  }
   start_.wait(
       [&] {
         if (spinning && ++spins % poll_every == 0) h->poll();
-        return epoch_.load() != seen;
+        return (word = epoch_.load()) != seen;
       },
       [&] {
         spinning = false;
-        if (w == 1) h->unwatch();
+        h->unwatch();
+        watching = false;
       });
-  if (w == 1 && stopping_.load()) h->unwatch();  // a watcher that stops hands over too
+  return word;
+}
+
+// The runner took this worker's share, on this worker's core: the helper sleeps at once (spinning
+// would take the core from the runner) until a runner takes another worker's share. A runner
+// cannot publish the job after that one without this helper, so no job is missed.
+void WorkerPool::stand_aside(int w, bool& watching) {
+  if (watching) {
+    handoff_->unwatch();
+    watching = false;
+  }
+  const auto mine = static_cast<std::uint64_t>(w);
+  aside_[w].wait([&] { return stopping_.load() || worker_of(epoch_.load()) != mine; }, [] {}, 0);
 }
 
 void WorkerPool::helper(int w) {
@@ -78,10 +135,14 @@ void WorkerPool::helper(int w) {
     record(std::current_exception());  // surfaces with the first job; the worker still runs unpinned
   }
   std::uint64_t seen = 0;
+  bool watching = false;
   for (;;) {
-    wait_for_job(w, seen);
-    seen = epoch_.load();
-    if (stopping_.load()) return;
+    seen = wait_for_job(seen, watching);
+    if (stopping_.load()) break;
+    if (worker_of(seen) == static_cast<std::uint64_t>(w)) {
+      stand_aside(w, watching);  // the job is not this helper's to join: the runner counts it out
+      continue;
+    }
     try {
       (*job_)(w);
     } catch (...) {
@@ -89,6 +150,7 @@ void WorkerPool::helper(int w) {
     }
     if (pending_.fetch_sub(1) == 1) finish_.notify();
   }
+  if (watching) handoff_->unwatch();  // a watcher that stops hands over too
 }
 
 }  // namespace ctrl::detail

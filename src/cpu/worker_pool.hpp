@@ -1,14 +1,17 @@
-// A pool of workers pinned one per core. The thread that calls run() is worker 0: the
-// controller's queue thread (pinned to the first core), or a host thread that waits on the
-// controller and runs its launch itself (thread_queue.hpp); the others are helper threads that
-// spin briefly and then sleep between jobs. A fork/join costs what an OpenMP parallel region
-// does: one generation counter that the helpers spin on, one counter of those still working, no
-// allocation (docs/model.md, "Launch cost on CPU cores").
+// A pool of workers pinned one per core. The thread that calls run() (the runner) takes one
+// worker's share: the controller's queue thread, pinned to the first core, takes worker 0's; a
+// host thread that waits on the controller and runs its launch itself (thread_queue.hpp) takes the
+// share of the worker whose core it is on, as an OpenMP master thread is thread 0 wherever it
+// runs. Helper threads run the other shares; they spin briefly and then sleep between jobs. A
+// fork/join costs what an OpenMP parallel region does: one word that the helpers spin on (the
+// generation and the runner's worker), one counter of those still working, no allocation
+// (docs/model.md, "Launch cost on CPU cores").
 #pragma once
 #include "../core/spin_wait.hpp"
 #include "../core/thread_queue.hpp"
 
 #include <atomic>
+#include <cstdint>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -34,30 +37,51 @@ class JobRef {
 class WorkerPool {
  public:
   // handoff: the controller's queue, which idle helpers watch (may be null: nothing to watch).
-  WorkerPool(std::vector<int> cores, std::shared_ptr<Handoff> handoff);
+  // roaming: run() may be called from any of the cores (a waiting host thread, on a controller of
+  // every core the process may use); the pool then has a helper on the first core too, which runs
+  // worker 0's share while the runner is elsewhere. Otherwise the runner always takes worker 0's.
+  WorkerPool(std::vector<int> cores, std::shared_ptr<Handoff> handoff, bool roaming);
   ~WorkerPool();
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
 
   int size() const { return static_cast<int>(cores_.size()); }
   const std::vector<int>& cores() const { return cores_; }
+  bool roaming() const { return roaming_; }
 
-  // Pins the calling thread to the first core: it becomes worker 0.
+  // Pins the calling thread to the first core: it takes worker 0's share.
   void bind_caller();
-  // Runs job(w) on every worker w and returns when all have finished; rethrows the first
-  // exception a worker threw. One thread at a time calls it (the queue's runner).
+  // The worker of the core the calling thread is on now, or -1 where that core is not the pool's.
+  int worker_here() const;
+  // Runs job(w) for every worker w and returns when all have finished; rethrows the first
+  // exception a share threw. The caller runs the share of the worker whose core it is on (a
+  // roaming pool) or worker 0's, and that worker's helper stands aside for this job: each share
+  // runs once, and the helper does not spin on the caller's core. One thread at a time calls it
+  // (the queue's runner); it may move to another core meanwhile (only the speed changes).
   void run(JobRef job);
 
  private:
+  // The word the helpers wait on: a generation above the runner's worker. One atomic, so that a
+  // helper reads which job is new and whose share the runner took at once.
+  static constexpr int worker_bits = 16;
+  static std::uint64_t worker_of(std::uint64_t word) { return word & ((std::uint64_t{1} << worker_bits) - 1); }
+  void publish(int runner);
+
   void helper(int w);
-  void wait_for_job(int w, std::uint64_t seen);
+  std::uint64_t wait_for_job(std::uint64_t seen, bool& watching);
+  void stand_aside(int w, bool& watching);
   void record(std::exception_ptr e);
 
   std::vector<int> cores_;
+  std::vector<int> worker_of_core_;  // indexed by core number: -1 where the core is not the pool's
   std::shared_ptr<Handoff> handoff_;
+  bool roaming_;
+  int first_helper_;     // 0 in a roaming pool of several cores, else 1
+  int last_runner_ = 0;  // the worker whose share the previous run()'s caller took (runner only)
   std::vector<std::thread> helpers_;
-  // The generation and the job on a line of their own, read by every helper; the count of
-  // helpers still working on another, written by each.
+  std::unique_ptr<SpinWait[]> aside_;  // per worker: where its helper sleeps while it stands aside
+  // The word and the job on a line of their own, read by every helper; the count of helpers
+  // still working on another, written by each.
   alignas(64) std::atomic<std::uint64_t> epoch_{0};
   std::atomic<bool> stopping_{false};
   const JobRef* job_ = nullptr;

@@ -83,16 +83,40 @@ TEST(ThreadQueue, AWatcherAboutToSleepHandsOverWhatIsLeft) {
   EXPECT_TRUE(ctrl::test::wait_until([&] { return ran.load(); }));
 }
 
+// Several helpers may watch at once (a helper stands aside while a waiter runs its share, and
+// another must still watch): a task is handed over only when the last of them leaves.
+TEST(ThreadQueue, OnlyTheLastWatcherToLeaveHandsOver) {
+  Fixture f(true);
+  f.handoff->watch();
+  f.handoff->watch();
+  std::thread::id ran_on;
+  const auto ticket = f.queue->submit([&] { ran_on = std::this_thread::get_id(); });
+  f.handoff->unwatch();  // one watcher is left: the task stays for the waiter
+  f.queue->wait(ticket);
+  EXPECT_EQ(ran_on, std::this_thread::get_id());
+
+  std::atomic<bool> ran{false};
+  f.queue->submit([&] {
+    ran_on = std::this_thread::get_id();
+    ran.store(true);
+  });
+  f.handoff->unwatch();  // the last one: the queue thread runs it, unwaited
+  ASSERT_TRUE(ctrl::test::wait_until([&] { return ran.load(); }));
+  EXPECT_NE(ran_on, std::this_thread::get_id());
+}
+
 // Tasks run in submission order whether the waiter or the queue thread runs them, and a failed
 // task neither stops the later ones nor hides its count.
 TEST(ThreadQueue, OrderAndFailuresAreTheSameOnEitherThread) {
   Fixture f(true);
   std::vector<int> order;  // written by one runner at a time
   std::uint64_t last = 0;
+  bool watching = false;
   for (int i = 0; i < 60; ++i) {
     // Every third task is left for a waiter (or handed over by the next unwatch).
-    if (i % 3 == 0) f.handoff->watch();
-    else f.handoff->unwatch();
+    if (i % 3 == 0 && !watching) f.handoff->watch();
+    if (i % 3 != 0 && watching) f.handoff->unwatch();
+    watching = i % 3 == 0;
     last = f.queue->submit([&order, i] {
       order.push_back(i);
       if (i % 10 == 7) throw std::runtime_error("task " + std::to_string(i));

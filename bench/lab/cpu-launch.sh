@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# bench/lab/cpu-launch.sh — issue 15's CPU launch goal alone (empty launch + wait on ctrl::cpu()
+# against an OpenMP parallel for), in ONE `device` call on the GPU machine's host:
+#   configure Release without CUDA (build/cpu-launch: only the CPU side is measured) -> build
+#   bench_launch_cpu and core_test -> the pool's and the fast path's tests -> the benchmark on every
+#   core, then on 2 (taskset -c 0,1), with the load average before and after each.
+#
+#   bench/lab/cpu-launch.sh     # from the repository root; results under $OUT (or build/cpu-launch-out)
+#
+# Files: cpu-launch.log (all of it), cpu-launch-all.json, cpu-launch-2.json.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-$PWD/build/cpu-launch-out}
+mkdir -p "$OUT"
+BUILD=${CTRL_CPU_BUILD:-build/cpu-launch}
+exec > >(tee -a "$OUT/cpu-launch.log") 2>&1
+step() { echo; echo "=== $(date -u +%H:%M:%S) $*"; }
+
+step "machine: $(uname -srm), $(nproc) cores, $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+step "build"
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCTRL_CUDA=OFF >"$OUT/configure.log" 2>&1 ||
+  { tail -20 "$OUT/configure.log"; exit 1; }
+cmake --build "$BUILD" -j"$(nproc)" --target bench_launch_cpu core_test 2>&1 | tail -3
+step "tests: the worker pool, the waited launch, the queue"
+"$BUILD/tests/core_test" --gtest_filter='WorkerPool*:CpuLaunch*:ThreadQueue*' 2>&1 | tail -3
+
+B=$BUILD/bench/bench_launch_cpu
+F='BM_omp_all_cores|BM_ctrl_all_cores/|BM_ctrl_all_cores_host_on_core0|BM_ctrl_host_apart'
+step "every core; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+"$B" --benchmark_filter="$F" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+  --benchmark_out="$OUT/cpu-launch-all.json" --benchmark_out_format=json 2>&1 | grep -E "median|cv"
+step "2 cores (taskset -c 0,1); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+taskset -c 0,1 "$B" --benchmark_filter="$F" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+  --benchmark_out="$OUT/cpu-launch-2.json" --benchmark_out_format=json 2>&1 | grep -E "median|cv"
+step "done; load: $(cut -d' ' -f1-3 /proc/loadavg)"
