@@ -69,11 +69,19 @@ struct PeerBuffers {
     if (e != cudaErrorPeerAccessAlreadyEnabled) BENCH_CUDA(e);
     (void)cudaGetLastError();
   }
-  // There and back: two copies of peer_bytes, each complete before the next (cudaMemcpyPeer
-  // returns when its copy is done, as take does).
+  // There and back: two copies of peer_bytes, each complete before the next and both done when
+  // it returns, as take's are (cudaMemcpyPeer itself may return before its copy is done).
   void there_and_back() {
     BENCH_CUDA(cudaMemcpyPeer(on_b, b, on_a, a, peer_bytes));
+    sync();
     BENCH_CUDA(cudaMemcpyPeer(on_a, a, on_b, b, peer_bytes));
+    sync();
+  }
+  void sync() const {
+    for (const int d : {a, b}) {
+      BENCH_CUDA(cudaSetDevice(d));
+      BENCH_CUDA(cudaDeviceSynchronize());
+    }
   }
 };
 

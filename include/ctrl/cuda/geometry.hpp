@@ -237,19 +237,12 @@ constexpr HwShape fitted_block(HwShape b, const Threads& space) {
   return b;
 }
 
-// The block of the vector runs over a 2-D space: the table's threads in rows of runs as wide as
-// the space's rows allow (up to all of them in one row: a warp's loads then lie along one row of
-// the tile, as a hand-written float4 kernel's do), but no wider than leaves more of the last
-// block of a row idle than the table's shape does. 1-D spaces keep the table's line.
-constexpr HwShape vector_block(const HwShape& b, const Threads& space, unsigned phase) {
-  if (space.dims() != 2) return b;
-  const index_t runs = (space.y() + phase + vector_items - 1) / vector_items;  // a row's runs
-  auto idle = [&](unsigned x) { return (runs + x - 1) / x * x - runs; };       // threads past the row's end
-  const unsigned total = b.threads();
-  for (unsigned x = total; x > b.x; x /= 2)
-    if (total % x == 0 && idle(x) <= idle(b.x)) return {x, total / x, 1};
-  return b;
-}
+// The block of the vector runs: the table's. Rows of runs as wide as the space allows (a warp's
+// loads along one row, as a hand-written float4 kernel's) were tried and measured slower on an
+// H100 (2026-12-06, bench_cuda): Jacobi's update at 4096^2 0.908 of the hand float4 kernel on
+// 256x1 against 0.955 on the table's 64x4 (its three rows share the L1 across a block's rows; the
+// hand kernel itself runs 5 % faster on 64x4), Jacobi's copy 0.997 against 1.020, matadd the same.
+constexpr HwShape vector_block(const HwShape& b, const Threads& /*space*/, unsigned /*phase*/) { return b; }
 
 // Gives g the vector runs (vector_items per thread, runs `phase` logical threads before each
 // multiple of vector_items), their block and their grid over the space: along the last index,
