@@ -2,6 +2,7 @@
 // workers are pinned to the controller's cores; controllers on disjoint cores run at the same time
 // (proved by a rendezvous that would never complete if they ran one after the other).
 #include "host_sync.hpp"
+#include "pinned_thread.hpp"
 
 #include <ctrl/ctrl.hpp>
 
@@ -17,15 +18,7 @@ namespace {
 
 using ctrl::index_t;
 
-std::vector<int> usable_cores() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::vector<int> cores;
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return cores;
-  for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &set)) cores.push_back(c);
-  return cores;
-}
+using ctrl::test::allowed_cores;
 
 // A core number no machine this runs on has.
 int missing_core() { return static_cast<int>(std::thread::hardware_concurrency()) + 1000; }
@@ -58,7 +51,7 @@ TEST(CpuCores, EveryMissingCoreOfAListIsNamed) {
 }
 
 TEST(CpuCores, MoreCoresThanTheProcessMayUseIsAUsageError) {
-  const int too_many = static_cast<int>(usable_cores().size()) + 1;
+  const int too_many = static_cast<int>(allowed_cores().size()) + 1;
   try {
     ctrl::Controller c(ctrl::cpu_count(too_many));
     ADD_FAILURE() << "a controller on " << too_many << " cores was created";
@@ -78,7 +71,7 @@ TEST(CpuCores, UnknownDeviceKindIsAUsageErrorListingTheKinds) {
 }
 
 TEST(CpuCores, ControllerDescribesItsCores) {
-  const int core = usable_cores().at(0);
+  const int core = allowed_cores().at(0);
   ctrl::Controller c(ctrl::cpu({core}));
   EXPECT_EQ(c.name(), "cpu:" + std::to_string(core));
   EXPECT_EQ(c.spec(), ctrl::cpu({core}));
@@ -112,7 +105,7 @@ void pin_self(const std::vector<int>& cores) {
 // The host thread waits from the last core: a waiter on worker 0's core may run the launch itself
 // as worker 0 (docs/model.md, "Launch cost on CPU cores"), and an unpinned one could then move.
 TEST(CpuCores, WorkersRunOnTheControllersCores) {
-  const std::vector<int> cores = usable_cores();
+  const std::vector<int> cores = allowed_cores();
   ctrl::Controller all(ctrl::cpu(cores));
   const auto n = static_cast<index_t>(cores.size());
   ctrl::Tile<int, 1> seen({n}, "seen"), expected({n}, "expected");
@@ -138,7 +131,7 @@ struct MeetOnCore {
 };
 
 TEST(CpuCores, ControllersOnDisjointCoresRunConcurrently) {
-  const std::vector<int> cores = usable_cores();
+  const std::vector<int> cores = allowed_cores();
   if (cores.size() < 2) GTEST_SKIP() << "needs two usable cores, this process has " << cores.size();
   ctrl::Controller first(ctrl::cpu({cores[0]})), second(ctrl::cpu({cores[1]}));
   ctrl::Tile<int, 1> where_first({1}, "where_first"), where_second({1}, "where_second");
