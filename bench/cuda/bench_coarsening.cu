@@ -283,8 +283,10 @@ __global__ void hand_bs1(float* __restrict__ call, float* __restrict__ put, cons
     apps::bs::price(call[i], put[i], price[i], strike[i], years[i], 0.02F, 0.30F);
 }
 
-// g with its vector runs on the table's block (geometry.hpp's vector_block gives that block too: it
-// stays as the check that the two agree), the same grid rules.
+// g with its vector runs on the table's block and a striding grid, built here as geometry.hpp built
+// it before the runs took both (the block and the grid were each measured against the others): it
+// now equals ctrl's own geometry, so the two lines are one launch measured twice in a run (its
+// spread).
 ctrl::detail::CudaGeometry on_table_block(ctrl::detail::CudaGeometry g, const ctrl::Threads& space) {
   const cd::HwShape b{g.block[0], g.block[1], g.block[2]};
   const ctrl::Threads wide = space.dims() == 1 ? ctrl::Threads(space.x() + g.vector_phase)
