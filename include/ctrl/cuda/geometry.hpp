@@ -266,11 +266,11 @@ constexpr detail::CudaGeometry geometry_for(const Traits& t, const Threads& spac
   Coarsening co{};
   if (coarsen && !t.block.fixed()) co = fitted_coarsening(hopper_coarsening(t.coal, t.ops, t.share), b, space, lim);
   detail::CudaGeometry g = geometry_for(b, space, lim, co);
-  // The vector runs' grid, used where the tiles allow them: always one wave of resident blocks
-  // striding down the rows. Measured on an H100 (2026-12-06, bench_cuda, two runs): Jacobi's update
-  // at 4096^2 (a stencil, whose table grid covers every row) 2277 and 2254 GB/s on the striding
-  // grid against 1854 and 2142 on the full one, the hand float4 kernel 2235 and 2360; the
-  // streaming kernels' table grid strides already.
+  // The vector runs' grid, used where the tiles allow them: one wave of resident blocks striding
+  // down the rows, as the streaming kernels' table grid is. For Jacobi's update (a stencil, whose
+  // table grid covers every row) the striding grid measured 2254-2277 GB/s against 1854-2142 for
+  // the full one (H100, 2026-12-06), but in rounds whose fixed order favoured the later launches;
+  // with the order rotated the update runs at 2214-2240 GB/s on it (0.88 of the hand float4 kernel).
   if (coarsen && vector_traits(t)) {
     const Coarsening vco = fitted_coarsening(Coarsening{vector_items, true, Prefetch::none}, b, space, lim);
     if (vco.items == vector_items) set_vector_grid(g, b, space, vector_phase(t), lim, true);
