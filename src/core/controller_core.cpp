@@ -117,6 +117,7 @@ void ControllerCore::forget(const TileState& t) {
 void ControllerCore::detach(const std::vector<std::shared_ptr<TileState>>& tiles) {
   std::uint64_t ticket = 0;
   std::vector<std::string> moved;
+  std::vector<bool> gone(tiles.size(), false);  // per tile: its wrapped container moved
   {
     std::lock_guard lock(mutex_);
     if (!tiles.empty()) refuse_while_recording(fmt::format("detach of tile {}", tiles.front()->label()));
@@ -142,10 +143,12 @@ void ControllerCore::detach(const std::vector<std::shared_ptr<TileState>>& tiles
                                      t->label(), name_));
       }
     }
-    for (const auto& t : tiles) {
+    for (std::size_t i = 0; i < tiles.size(); ++i) {
+      const auto& t = tiles[i];
       // A wrapped container that moved while attached: its old memory may be gone, so nothing is
       // copied there; the tile is detached all the same and the error said after.
       std::string why = t->storage->moved();
+      gone[i] = !why.empty();
       if (!why.empty()) moved.push_back(fmt::format("tile {}: {}", t->label(), why));
       if (!shared_) {
         MemorySpace* mem = parts_.memory.get();
@@ -167,9 +170,10 @@ void ControllerCore::detach(const std::vector<std::shared_ptr<TileState>>& tiles
   parts_.queue->wait(ticket);
   {
     std::lock_guard lock(mutex_);
-    for (const auto& t : tiles) {
+    for (std::size_t i = 0; i < tiles.size(); ++i) {
+      const auto& t = tiles[i];
       if (!shared_) parts_.memory->tile_detached(*t);
-      if (!moved.empty() && !t->storage->moved().empty()) t->storage->unprepare();  // its old memory
+      if (gone[i]) t->storage->unprepare();  // its old memory
       unregister_range(*t);
       t->owner = nullptr;
       t->image = nullptr;
