@@ -1,11 +1,10 @@
 #include "class_walk.hpp"
 
-#include "probes.hpp"
-#include "simd.hpp"
+#include "dp_kernels.hpp"
+#include "pool.hpp"
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <functional>
 #include <utility>
 
@@ -14,15 +13,6 @@ namespace ctrl::partition::detail {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// dst[i] = min(dst[i], src[i] + e) for i in [0, len): the copy-count update and the tree's
-// combinations are this loop.
-CTRL_PARTITION_SIMD void relax(double* dst, const double* src, double e, std::int32_t len) {
-  for (std::int32_t i = 0; i < len; ++i) {
-    const double v = src[i] + e;
-    dst[i] = v < dst[i] ? v : dst[i];
-  }
-}
 
 // One class: its representative's items and its members.
 struct ClassItems {
@@ -53,7 +43,7 @@ class ClassPower {
     widest_ = std::max(widest_, x);
     for (std::int32_t j = 1; j <= k_; ++j) {
       const std::int32_t hi = limit(j);
-      if (hi >= x) relax(row(j) + x, row(j - 1), e, hi - x + 1);
+      relax_sum(row(j), row(j - 1), x, x, hi + 1, e);
     }
   }
 
@@ -97,21 +87,21 @@ class ClassPower {
 };
 
 // The (min, +) combination of a[alo..ahi] and b[blo..bhi] into out[0..cap] (inf elsewhere, and
-// where no pair sums), the outputs split between threads by their range.
+// where no pair sums), the outputs split between the pool's threads by their range.
 void convolve(const double* a, std::int32_t alo, std::int32_t ahi, const double* b, std::int32_t blo, std::int32_t bhi,
-              double* out, std::int32_t cap, unsigned threads) {
+              double* out, std::int32_t cap, Pool& pool) {
   std::fill(out, out + cap + 1, inf);
   const std::int32_t lo = alo + blo, hi = std::min(cap, ahi + bhi);
   if (alo > ahi || blo > bhi || lo > hi) return;
   const double pairs = (static_cast<double>(ahi - alo) + 1) * (static_cast<double>(bhi - blo) + 1);
-  const unsigned T = pairs < 4e6 ? 1u : threads;
-  parallel(T, [&](unsigned t) {
+  const unsigned T = pairs < 4e6 ? 1u : pool.size();
+  pool.run(T, [&](unsigned t) {
     const std::int32_t from = lo + static_cast<std::int32_t>(std::int64_t{hi - lo + 1} * t / T);
     const std::int32_t to = lo + static_cast<std::int32_t>(std::int64_t{hi - lo + 1} * (t + 1) / T);  // [from, to)
     for (std::int32_t i = alo; i <= std::min(ahi, to - 1 - blo); ++i) {
       if (!(a[i] < inf)) continue;
       const std::int32_t j0 = std::max(blo, from - i), j1 = std::min(bhi, to - 1 - i);
-      if (j1 >= j0) relax(out + i + j0, b + j0, a[i], j1 - j0 + 1);
+      relax_sum(out, b, i, i + j0, i + j1 + 1, a[i]);
     }
   });
 }
@@ -125,7 +115,7 @@ void convolve(const double* a, std::int32_t alo, std::int32_t ahi, const double*
 // the energy already found, so each combination runs over those windows of its children only.
 class Tree {
  public:
-  Tree(std::size_t leaves, std::int32_t n, unsigned threads) : n_(n), threads_(threads) {
+  Tree(std::size_t leaves, std::int32_t n, Pool& pool) : n_(n), pool_(pool) {
     leaf_.resize(leaves);
     root_ = build(0, leaves);
   }
@@ -144,11 +134,11 @@ class Tree {
         node.rest[0] = 0.0;
       }
       if (node.leaf != none) continue;
-      for (const auto [child, sibling] : {std::pair{node.left, node.right}, std::pair{node.right, node.left}}) {
+      for (const auto& [child, sibling] : {std::pair{node.left, node.right}, std::pair{node.right, node.left}}) {
         const std::vector<double>& f = nodes_[sibling].floor;
         nodes_[child].rest.resize(static_cast<std::size_t>(n_) + 1);
         convolve(node.rest.data(), 0, n_, f.data(), 0, static_cast<std::int32_t>(f.size()) - 1,
-                 nodes_[child].rest.data(), n_, threads_);
+                 nodes_[child].rest.data(), n_, pool_);
       }
     }
     return split(nodes_[root_], n_, inf).second;
@@ -275,11 +265,11 @@ class Tree {
     node.dirty = false;
     const auto [alo, ahi] = window(l, bound);
     const auto [blo, bhi] = window(r, bound);
-    convolve(l.values, alo, ahi, r.values, blo, bhi, node.own.data(), node.cap, threads_);
+    convolve(l.values, alo, ahi, r.values, blo, bhi, node.own.data(), node.cap, pool_);
   }
 
   std::int32_t n_;
-  unsigned threads_;
+  Pool& pool_;
   std::vector<Node> nodes_;
   std::vector<std::size_t> leaf_;
   std::size_t root_ = 0;
@@ -352,10 +342,10 @@ std::optional<std::uint32_t> least_feasible(const std::vector<ClassItems>& class
 }
 
 // Every class's floor: its power with all its items, which no threshold's power is below.
-std::vector<std::vector<double>> floors(const std::vector<ClassItems>& classes, std::int32_t n, unsigned threads) {
+std::vector<std::vector<double>> floors(const std::vector<ClassItems>& classes, std::int32_t n, Pool& pool) {
   std::vector<std::vector<double>> out(classes.size());
-  const unsigned T = std::min<unsigned>(threads, static_cast<unsigned>(classes.size()));
-  parallel(T, [&](unsigned t) {
+  const unsigned T = std::min<unsigned>(pool.size(), static_cast<unsigned>(classes.size()));
+  pool.run(T, [&](unsigned t) {
     for (std::size_t c = t; c < classes.size(); c += T) {
       ClassPower power(classes[c], n);
       for (const Item& it : *classes[c].items)
@@ -416,15 +406,15 @@ bool class_walk_pays(const Instance& in, const ProcessorClasses& classes) {
   return classes.count() <= 32 && static_cast<std::size_t>(in.p) >= 8 * classes.count();
 }
 
-std::vector<std::vector<std::int32_t>> class_walk(const Instance& in, const ProcessorClasses& pc, unsigned threads,
+std::vector<std::vector<std::int32_t>> class_walk(const Instance& in, const ProcessorClasses& pc, Pool& pool,
                                                   ClassWalkStats* stats) {
   const auto t0 = Clock::now();
   const std::int32_t n = in.n;
   const std::vector<ClassItems> classes = class_items(in, pc);
   const std::optional<std::uint32_t> rstar = least_feasible(classes, n);
   if (!rstar) return {};
-  Tree tree(classes.size(), n, threads);
-  const double floor = tree.set_floors(floors(classes, n, threads));
+  Tree tree(classes.size(), n, pool);
+  const double floor = tree.set_floors(floors(classes, n, pool));
   const auto t1 = Clock::now();
 
   std::vector<ClassPower> powers;

@@ -43,10 +43,12 @@ std::optional<std::size_t> class_walk_bytes(const Instance& in, const ProcessorC
 // 4, 12.5 s against 7.0 s; 16 of 2, 64 s against 9.7 s.
 bool class_walk_pays(const Instance& in, const ProcessorClasses& classes);
 
+class Pool;
+
 // The parts (normalised, per processor) of one distribution per point where the least energy
 // falls: a superset of the exact front (pareto_filter keeps the front). Empty when no distribution
-// exists.
-std::vector<std::vector<std::int32_t>> class_walk(const Instance& in, const ProcessorClasses& classes, unsigned threads,
+// exists. The floors and the combinations run on the pool's threads.
+std::vector<std::vector<std::int32_t>> class_walk(const Instance& in, const ProcessorClasses& classes, Pool& pool,
                                                   ClassWalkStats* stats = nullptr);
 
 }  // namespace ctrl::partition::detail

@@ -18,14 +18,6 @@ CTRL_PARTITION_SIMD void relax_max(double* a, const double* b, std::int32_t x, s
   }
 }
 
-// a[r] = min(a[r], b[r - x] + e) for r in [x, n].
-CTRL_PARTITION_SIMD void relax_sum(double* a, const double* b, std::int32_t x, std::int32_t n, double e) {
-  for (std::int32_t r = x; r <= n; ++r) {
-    const double v = b[r - x] + e;
-    a[r] = v < a[r] ? v : a[r];
-  }
-}
-
 // As relax_sum for r in [max(x, lo), hi), remembering which size gave the minimum.
 CTRL_PARTITION_SIMD void relax_sum_choice(double* a, std::int32_t* choice, const double* b, std::int32_t x,
                                           std::int32_t lo, std::int32_t hi, double e) {
@@ -55,6 +47,14 @@ void by_workloads(Pool* pool, const Instance& in, F&& body) {
 
 }  // namespace
 
+CTRL_PARTITION_SIMD void relax_sum(double* a, const double* b, std::int32_t x, std::int32_t lo, std::int32_t hi,
+                                   double e) {
+  for (std::int32_t r = std::max(x, lo); r < hi; ++r) {
+    const double v = b[r - x] + e;
+    a[r] = v < a[r] ? v : a[r];
+  }
+}
+
 std::vector<double> suffix_min_max_time(const Instance& in, bool allow_zero, Pool* pool) {
   const std::size_t s = in.stride();
   std::vector<double> tau(static_cast<std::size_t>(in.p + 1) * s, inf);
@@ -73,7 +73,7 @@ std::vector<double> suffix_min_max_time(const Instance& in, bool allow_zero, Poo
 void suffix_min_energy_row(const Instance& in, int k, double tlimit, double elimit, const double* below, double* row) {
   std::copy(below, below + in.stride(), row);
   for (const Item& it : in.items[static_cast<std::size_t>(k)])
-    if (it.time <= tlimit && it.energy <= elimit) relax_sum(row, below, it.size, in.n, it.energy);
+    if (it.time <= tlimit && it.energy <= elimit) relax_sum(row, below, it.size, 0, in.n + 1, it.energy);
 }
 
 void suffix_min_energy(const Instance& in, double tlimit, double elimit, double* out) {

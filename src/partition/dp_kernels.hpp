@@ -12,6 +12,11 @@ namespace ctrl::partition::detail {
 
 class Pool;
 
+// a[r] = min(a[r], b[r - x] + e) for r in [max(x, lo), hi): adding an item of size x and energy e
+// to a (min, +) table, the step every energy programme here repeats (the class walk's copy counts
+// and its combinations too).
+void relax_sum(double* a, const double* b, std::int32_t x, std::int32_t lo, std::int32_t hi, double e);
+
 // tau[k * (n + 1) + r], k = 0..p: the least parallel time that gives workload r to processors
 // k..p-1 (0 for r = 0 at k = p; inf where impossible). With allow_zero false every processor
 // must get a non-zero size. With a pool, each row is split between its threads (the same table).

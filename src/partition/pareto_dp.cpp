@@ -458,20 +458,20 @@ Front pareto_front_dp(const Profile& profile, Size workload, const DpOptions& op
   if (!maybe) return {};
   const Instance& in = *maybe;
   const unsigned threads = thread_count(opt, in);
+  Pool pool(threads);  // kept for all the steps that follow, the walk's or the sweep's
   if (opt.classes != ClassUse::sweep) {
     const ProcessorClasses classes = processor_classes(profile);
     if ((opt.classes == ClassUse::walk || detail::class_walk_pays(in, classes)) &&
         detail::class_walk_bytes(in, classes, class_walk_memory_cap)) {
       detail::ClassWalkStats ws;
       std::vector<Solution> candidates;
-      const unsigned walkers = opt.threads != 0 ? opt.threads : detail::usable_cores();
-      for (const auto& parts : detail::class_walk(in, classes, walkers, &ws))
+      for (const auto& parts : detail::class_walk(in, classes, pool, &ws))
         candidates.push_back(make_solution(profile, in.to_distribution(parts), workload));
       if (stats != nullptr) {
         *stats = DpStats{};
         stats->classes = classes.count();
         stats->thresholds = ws.thresholds;
-        stats->threads = walkers;
+        stats->threads = threads;
         stats->table_bytes = ws.table_bytes;
         stats->bound_seconds = ws.bound_seconds;
         stats->sweep_seconds = ws.walk_seconds;
@@ -480,7 +480,6 @@ Front pareto_front_dp(const Profile& profile, Size workload, const DpOptions& op
     }
   }
 
-  Pool pool(threads);  // kept for all the steps that follow
   Bounds b;
   if (!bounds(profile, workload, in, opt.probes, pool, b)) return {};
   const auto t1 = Clock::now();
