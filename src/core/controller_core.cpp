@@ -47,6 +47,25 @@ std::string ControllerCore::description() const {
   return fmt::format("{}; {}", parts_.exec->describe(), parts_.memory->describe());
 }
 
+// The image a tile attached or taken here will have: the host memory itself on a shared-memory
+// kind, else a new image (an internal tile gets one even there, as create_internal gives it).
+// Nothing has changed when this throws; `what` begins the error's message.
+void* ControllerCore::image_for(TileState& t, const std::string& what) {
+  if (shared_ && !t.internal) return t.host();
+  void* image = nullptr;
+  try {
+    image = parts_.memory->allocate(t.bytes());
+    if (!t.internal && !shared_) parts_.memory->tile_attached(t);
+  } catch (const DeviceError& e) {
+    if (image) parts_.memory->release(image);
+    std::throw_with_nested(DeviceError(fmt::format("{}: {}", what, e.what())));
+  } catch (...) {
+    if (image) parts_.memory->release(image);
+    throw;
+  }
+  return image;
+}
+
 void ControllerCore::attach(const std::shared_ptr<TileState>& t) {
   std::lock_guard lock(mutex_);
   refuse_while_recording(fmt::format("attach of tile {}", t->label()));
@@ -77,29 +96,15 @@ void ControllerCore::attach(const std::shared_ptr<TileState>& t) {
   t->owner = this;
   t->internal = false;
   t->host_valid = true;
-  if (shared_) {
-    t->image = t->host();
-    t->device_valid = true;
-  } else {
-    try {
-      t->image = parts_.memory->allocate(t->bytes());
-      parts_.memory->tile_attached(*t);
-    } catch (const DeviceError& e) {
-      if (t->image) parts_.memory->release(t->image);
-      t->image = nullptr;
-      unregister_range(*t);
-      t->owner = nullptr;
-      std::throw_with_nested(DeviceError(fmt::format("attach of tile {} to controller {}: {}", t->label(), name_,
-                                                     e.what())));
-    } catch (...) {
-      if (t->image) parts_.memory->release(t->image);
-      t->image = nullptr;
-      unregister_range(*t);
-      t->owner = nullptr;
-      throw;
-    }
-    t->device_valid = false;
+  try {
+    t->image = image_for(*t, fmt::format("attach of tile {} to controller {}", t->label(), name_));
+  } catch (...) {
+    t->image = nullptr;
+    unregister_range(*t);
+    t->owner = nullptr;
+    throw;
   }
+  t->device_valid = shared_;
   owned_.push_back(t);
 }
 

@@ -74,9 +74,10 @@ class ControllerCore {
   void raise_pending_error();
   [[noreturn]] void report_moved(const std::vector<std::string>& moved) const;
   void unregister_range(TileState& t);
+  // attach and take: the tile's image here
+  void* image_for(TileState& t, const std::string& what);
   // take.cpp
   void take_one(const std::shared_ptr<TileState>& tile, ControllerCore& giver);
-  void* image_for(TileState& t, const std::string& what);
   void move_data(TileState& t, ControllerCore& giver, void* image);
   void count_in(std::size_t bytes);
   // recording.cpp

@@ -38,25 +38,6 @@ void ControllerCore::take(const std::vector<std::shared_ptr<TileState>>& tiles) 
   }
 }
 
-// The image the tile will have here: the host memory itself on a shared-memory kind, else a new
-// image (an internal tile gets one even there, as create_internal gives it). Nothing has changed
-// when this throws.
-void* ControllerCore::image_for(TileState& t, const std::string& what) {
-  if (shared_ && !t.internal) return t.host();
-  void* image = nullptr;
-  try {
-    image = parts_.memory->allocate(t.bytes());
-    if (!t.internal && !shared_) parts_.memory->tile_attached(t);
-  } catch (const DeviceError& e) {
-    if (image) parts_.memory->release(image);
-    std::throw_with_nested(DeviceError(fmt::format("{}: {}", what, e.what())));
-  } catch (...) {
-    if (image) parts_.memory->release(image);
-    throw;
-  }
-  return image;
-}
-
 void ControllerCore::take_one(const std::shared_ptr<TileState>& tile, ControllerCore& giver) {
   TileState& t = *tile;
   const std::string what =
