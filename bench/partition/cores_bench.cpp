@@ -4,8 +4,10 @@
 // the paper" instance of pareto_bench.cpp (p = 32, m = 2000, n = 4000).
 //
 //   cores_bench [benchmark flags]          Google Benchmark, one iteration each, one thread and all
-//   cores_bench --peak GOAL THREADS        one run in this process: time, peak memory, front size
-//                                          as JSON (THREADS 0: every usable core)
+//   cores_bench --peak GOAL THREADS [LIMIT_MIB]
+//                                          one run in this process: time, peak memory, front size
+//                                          as JSON (THREADS 0: every usable core; LIMIT_MIB: the
+//                                          exact sweep's DpOptions::memory_limit, 0 for none)
 // GOAL: classes_exact, classes_approx (p = 1000, the processors of one kind share a profile),
 // distinct_exact, distinct_approx (p = 1000, +-4 % between boards: no two profiles equal),
 // wide_exact (p = 32, m = 2000, n = 4000), approx_10k (p = 10,000, epsilon 0.01),
@@ -22,6 +24,7 @@
 #include <sys/resource.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -33,6 +36,7 @@ namespace {
 using namespace ctrl::partition;
 
 constexpr double epsilon = 0.01;
+std::size_t memory_limit = DpOptions{}.memory_limit;
 
 const bench::Measured& measured() {
   static const bench::Measured m = bench::measured_dgemm(CTRL_DGEMM_CSV);
@@ -64,6 +68,7 @@ struct Outcome {
   std::size_t thresholds = 0;  // the approximate front's, or the class walk's
   double bound_seconds = 0.0;  // the exact programme's bounds (sweep) or floor (class walk)
   double sweep_seconds = 0.0;  // the sweep or the class walk
+  std::size_t table_bytes = 0, recomputed_levels = 0;  // the exact programme's
 };
 
 // One goal: which instance, and what is computed on it.
@@ -76,9 +81,11 @@ struct Goal {
 Outcome exact(const Case& c, unsigned threads) {
   DpOptions opt;
   opt.threads = threads;
+  opt.memory_limit = memory_limit;
   DpStats stats;
   const std::size_t points = pareto_front_dp(c.profile, c.n, opt, &stats).size();
-  return {points, stats.threads, stats.classes, stats.thresholds, stats.bound_seconds, stats.sweep_seconds};
+  return {points,        stats.threads,       stats.classes,     stats.thresholds,
+          stats.bound_seconds, stats.sweep_seconds, stats.table_bytes, stats.recomputed_levels};
 }
 
 Outcome approx(const Case& c, unsigned threads) {
@@ -131,9 +138,10 @@ int peak(const std::string& name, unsigned threads) {
     std::printf(
         "{\"goal\": \"%s\", \"p\": %zu, \"n\": %lld, \"classes\": %zu, \"threads\": %u, \"seconds\": %.4f, "
         "\"front\": %zu, \"thresholds\": %zu, \"bound_seconds\": %.4f, \"sweep_seconds\": %.4f, "
-        "\"peak_rss_mib\": %.1f, \"rss_before_mib\": %.1f}\n",
+        "\"table_mib\": %.1f, \"recomputed_levels\": %zu, \"peak_rss_mib\": %.1f, \"rss_before_mib\": %.1f}\n",
         goal.name, c.profile.size(), static_cast<long long>(c.n), processor_classes(c.profile).count(), out.threads,
         seconds, out.front, out.thresholds, out.bound_seconds, out.sweep_seconds,
+        static_cast<double>(out.table_bytes) / (1 << 20), out.recomputed_levels,
         static_cast<double>(after.ru_maxrss) / 1024,
         static_cast<double>(before.ru_maxrss) / 1024);
     return 0;
@@ -145,7 +153,13 @@ int peak(const std::string& name, unsigned threads) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 4 && std::string(argv[1]) == "--peak") return peak(argv[2], static_cast<unsigned>(std::atoi(argv[3])));
+  if ((argc == 4 || argc == 5) && std::string(argv[1]) == "--peak") {
+    if (argc == 5) {
+      const auto mib = std::strtoull(argv[4], nullptr, 10);
+      memory_limit = mib == 0 ? SIZE_MAX : static_cast<std::size_t>(mib) << 20;
+    }
+    return peak(argv[2], static_cast<unsigned>(std::atoi(argv[3])));
+  }
   for (const Goal& goal : goals())
     benchmark::RegisterBenchmark((std::string("cores/") + goal.name).c_str(),
                                  [&goal](benchmark::State& s) { run_goal(s, goal); })

@@ -9,9 +9,10 @@
 //
 //   processors_bench [--sizes=M] [--units=U] [--exact-max-p=P] [benchmark flags]
 //       Google Benchmark; the exact fronts (HEPOPTA, HTPOPTA) only up to P processors
-//   processors_bench --peak ALGO P [M U]
+//   processors_bench --peak ALGO P [M U [LIMIT_MIB]]
 //       one run in this process; prints time, peak memory and sizes as JSON
-//       (ALGO: hpopta, hepopta, htpopta, load_balanced, even_split)
+//       (ALGO: hpopta, hepopta, htpopta, load_balanced, even_split; LIMIT_MIB: the exact sweep's
+//       DpOptions::memory_limit in MiB, 0 for none, default 2048)
 #include "cluster_like.hpp"
 
 #include <ctrl/partition/hpopta.hpp>
@@ -23,6 +24,7 @@
 #include <sys/resource.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -43,6 +45,7 @@ struct Setup {
   int sizes = 64;        // m
   int units = 16;        // workload per processor on average
   int exact_max_p = 500; // the exact fronts beyond this: one run each (--peak), or extrapolated
+  std::size_t memory_limit = DpOptions{}.memory_limit;  // the sweep's (--peak's LIMIT_MIB)
 };
 
 Setup setup;
@@ -64,6 +67,7 @@ Size workload(int p) { return static_cast<Size>(setup.units) * p; }
 DpOptions one_thread() {
   DpOptions opt;
   opt.threads = 1;
+  opt.memory_limit = setup.memory_limit;
   return opt;
 }
 
@@ -172,8 +176,11 @@ int peak(const std::string& algo, int p) {
   rusage after{};
   getrusage(RUSAGE_SELF, &after);
   std::printf("{\"algorithm\": \"%s\", \"p\": %d, \"m\": %d, \"n\": %lld, \"seconds\": %.4f, \"front\": %zu, "
-              "\"states\": %zu, \"probes\": %zu, \"peak_rss_mib\": %.1f, \"rss_before_mib\": %.1f}\n",
+              "\"states\": %zu, \"probes\": %zu, \"table_mib\": %.1f, \"checkpoints\": %zu, "
+              "\"recomputed_levels\": %zu, \"sweep_seconds\": %.3f, \"peak_rss_mib\": %.1f, \"rss_before_mib\": %.1f}\n",
               algo.c_str(), p, setup.sizes, static_cast<long long>(n), seconds, points, stats.states, stats.probes,
+              static_cast<double>(stats.table_bytes) / (1 << 20), stats.checkpoints, stats.recomputed_levels,
+              stats.sweep_seconds,
               static_cast<double>(after.ru_maxrss) / 1024, static_cast<double>(before.ru_maxrss) / 1024);
   return 0;
 }
@@ -200,6 +207,10 @@ int main(int argc, char** argv) {
   if (argc >= 4 && std::string(argv[1]) == "--peak") {
     if (argc >= 5) setup.sizes = std::atoi(argv[4]);
     if (argc >= 6) setup.units = std::atoi(argv[5]);
+    if (argc >= 7) {
+      const auto mib = std::strtoull(argv[6], nullptr, 10);
+      setup.memory_limit = mib == 0 ? SIZE_MAX : static_cast<std::size_t>(mib) << 20;
+    }
     return peak(argv[2], std::atoi(argv[3]));
   }
   parse_own_flags(argc, argv);

@@ -97,31 +97,74 @@ class Buffer {
 
 // Arrays that are kept to the end (every level's parent pointers), carved one after the other
 // from blocks that double from 1 MiB to 64 MiB: small instances allocate little, and a thousand
-// levels waste no more than a few huge pages.
+// levels waste no more than a few huge pages. rewind() carves the same blocks again (a segment of
+// levels after another, when the sweep keeps its memory within a limit).
 template <class T>
 class Arena {
   static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
 
  public:
-  // Room for `count` elements, uninitialised, valid as long as the arena.
+  // Room for `count` elements, uninitialised, valid as long as the arena (or until rewind).
   T* take(std::size_t count) {
-    if (blocks_.empty() || count > room_) {
-      const std::size_t want = std::max(count, block_ / sizeof(T));
-      blocks_.emplace_back(static_cast<T*>(big_alloc(want * sizeof(T))));
-      next_ = blocks_.back().get();
-      room_ = want;
-      block_ = std::min(2 * block_, std::size_t{64} << 20);
-    }
+    if (count > room_) next_block(count);
     T* p = next_;
     next_ += count;
     room_ -= count;
+    used_ += count;
+    touched_ = std::max(touched_, used_);
     return p;
   }
 
+  // Every array taken so far is given up; their blocks are carved again. Where they did not fit
+  // the first block, one block half as large again as all they took replaces the blocks, so that
+  // growing segments do not leave blocks unused.
+  void rewind() {
+    if (!blocks_.empty() && used_ > blocks_.front().size) {
+      blocks_.clear();
+      add_block(used_ + used_ / 2);
+    }
+    at_ = npos;
+    next_ = nullptr;
+    room_ = 0;
+    used_ = 0;
+  }
+
+  std::size_t used_bytes() const noexcept { return used_ * sizeof(T); }  // arrays taken
+  // The most ever taken at once: what the arena holds in memory (its blocks' pages are only
+  // touched as they are carved; a block skipped for a larger array is not counted).
+  std::size_t bytes() const noexcept { return touched_ * sizeof(T); }
+
  private:
-  std::vector<std::unique_ptr<T, FreeBlock<T>>> blocks_;
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+  struct Block {
+    std::unique_ptr<T, FreeBlock<T>> data;
+    std::size_t size;
+  };
+
+  // The next held block with room for `count`, or a new one.
+  void next_block(std::size_t count) {
+    for (++at_; at_ < blocks_.size(); ++at_) {
+      if (blocks_[at_].size < count) continue;  // left unused until the next rewind
+      next_ = blocks_[at_].data.get();
+      room_ = blocks_[at_].size;
+      return;
+    }
+    add_block(std::max(count, block_ / sizeof(T)));
+    at_ = blocks_.size() - 1;
+    next_ = blocks_.back().data.get();
+    room_ = blocks_.back().size;
+    block_ = std::min(2 * block_, std::size_t{64} << 20);
+  }
+
+  void add_block(std::size_t size) {
+    blocks_.push_back(Block{std::unique_ptr<T, FreeBlock<T>>(static_cast<T*>(big_alloc(size * sizeof(T)))), size});
+  }
+
+  std::vector<Block> blocks_;
+  std::size_t at_ = npos;  // the block being carved
   T* next_ = nullptr;
   std::size_t room_ = 0;
+  std::size_t used_ = 0, touched_ = 0;        // elements
   std::size_t block_ = std::size_t{1} << 20;  // bytes of the next block
 };
 

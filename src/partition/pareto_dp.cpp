@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <thread>
@@ -361,12 +362,40 @@ bool bounds(const Profile& profile, Size workload, const Instance& in, int probe
   return true;
 }
 
+// A level's points, kept so that the levels after it can be swept again: 12 bytes a point and
+// its offsets, against 8 bytes a point for every level's parent pointers.
+struct Checkpoint {
+  int level = -1;  // the last processor merged; -1: the start (one point, of workload 0)
+  std::vector<std::uint32_t> offset;
+  detail::UninitVector<std::uint32_t> rank;
+  detail::UninitVector<double> energy;
+
+  Checkpoint(const Level& from, int k) : level(k), offset(from.offset), rank(from.size()), energy(from.size()) {
+    std::copy_n(from.rank.data(), from.size(), rank.data());
+    std::copy_n(from.energy.data(), from.size(), energy.data());
+  }
+  std::size_t bytes() const {
+    return offset.size() * sizeof(std::uint32_t) + rank.size() * (sizeof(std::uint32_t) + sizeof(double));
+  }
+  void restore(Level& to) const {
+    to.offset = offset;
+    to.rank.reserve_discard(rank.size());
+    to.energy.reserve_discard(rank.size());
+    std::copy_n(rank.data(), rank.size(), to.rank.data());
+    std::copy_n(energy.data(), rank.size(), to.energy.data());
+  }
+};
+
 // The storage of the sweep, kept from level to level: the sources and the next level's points
-// (swapped), their events, the records of every target, the threads' sweepers and the parent
-// pointers of every level.
+// (swapped), their events, the records of every target, the threads' sweepers, and what gives the
+// distributions back. While the memory limit allows, every level's parent pointers are kept (in
+// `arena`). Past it, levels `kept` .. p - 1 are cut into segments, each starting after a
+// checkpoint (the points of the level before it), and only the current segment's pointers are
+// held (in `segment`); at the end the segments are swept again from their checkpoints, last
+// first, and the front's points are walked back through each.
 struct SweepState {
   SweepState(const Instance& in, unsigned threads)
-      : back(static_cast<std::size_t>(in.p)), out(in.stride()), sweepers(threads) {
+      : back(static_cast<std::size_t>(in.p)), out(in.stride()), sweepers(threads), kept(in.p) {
     const std::size_t s = in.stride();
     src.offset.assign(s + 1, 1);  // one point, (time 0, energy 0), of workload 0
     src.offset[0] = 0;
@@ -379,10 +408,18 @@ struct SweepState {
 
   Level src, next;
   Events events;
-  std::vector<const Back*> back;
-  detail::Arena<Back> arena;
+  std::vector<const Back*> back;  // per level, while its pointers are held
   std::vector<std::vector<Record>> out;
   std::vector<Sweeper> sweepers;
+
+  detail::Arena<Back> arena;            // parent pointers of levels 0 .. kept - 1, kept to the end
+  detail::Arena<Back> segment;          // those of the current segment
+  std::vector<Checkpoint> checkpoints;  // checkpoints[i]: the level before segment i
+  std::size_t checkpoint_bytes = 0;
+  int kept;                    // p while every level's pointers are kept
+  std::size_t quota = 0;       // most bytes of a segment's pointers
+  int segment_levels = 0;      // levels in the current segment
+  std::size_t recomputed = 0;  // levels swept again
 };
 
 // Sets next.offset from the records of targets [wlo, whi] and makes room for them; their count.
@@ -399,55 +436,171 @@ std::size_t next_offsets(SweepState& st, std::int32_t wlo, std::int32_t whi) {
   return count;
 }
 
-// The sweep, level by level; calls found(parts) for every point of the whole workload (walked
-// back through the parent pointers). Returns the points kept and the tables' peak bytes.
+// The sweep, level by level, within a memory limit (DpOptions::memory_limit), and the walk back
+// from the front's points to their distributions.
+class Sweep {
+ public:
+  Sweep(const Instance& in, Bounds& b, Pool& pool, std::size_t limit)
+      : in_(in), b_(b), pool_(pool), st_(in, pool.size()), limit_(limit), slack_(1e-9 * b.eps) {
+    si_.in = &in;
+    si_.last_rank = b.rmax;
+  }
+
+  // Every level; the points kept.
+  std::size_t forward() {
+    std::size_t states = 0;
+    for (int k = 0; k < in_.p; ++k) states += level(k, true);
+    return states;
+  }
+
+  // Calls found(parts) for every point of the whole workload, in time order.
+  template <class Found>
+  void recover(Found&& found);
+
+  std::size_t peak() const { return peak_; }
+  std::size_t recomputed() const { return st_.recomputed; }
+  std::size_t checkpoints() const { return checkpoints_; }
+
+ private:
+  std::size_t level(int k, bool forward);
+  Back* pointers(int k, std::size_t count);
+  void resweep(std::size_t s, int last);
+  std::size_t working() const;
+  std::size_t held() const {
+    return st_.arena.bytes() + st_.segment.bytes() + st_.checkpoint_bytes + working() + walk_bytes_;
+  }
+  // What the limit leaves beside the kept pointers, the checkpoints and the sweep's own storage.
+  std::size_t room() const {
+    const std::size_t used = st_.arena.bytes() + st_.checkpoint_bytes + working();
+    return limit_ > used ? limit_ - used : 0;
+  }
+
+  const Instance& in_;
+  Bounds& b_;
+  Pool& pool_;
+  SweepState st_;
+  SweepInput si_;
+  std::vector<double> bound_;
+  std::size_t limit_;
+  double slack_;
+  std::size_t peak_ = 0, walk_bytes_ = 0;
+  std::size_t checkpoints_ = 0;  // made by the forward sweep
+};
+
+// Merges processor k: st.src (level k - 1) into level k, which becomes st.src; its parent
+// pointers are kept where `pointers` says (forward) or in the segment (sweeping again). Returns
+// the level's points.
+std::size_t Sweep::level(int k, bool forward) {
+  const auto [wlo, whi] = clip_targets(in_, b_.tau, k, b_.tstar, b_.tmax, si_.clip);
+  if (b_.probes.count() > 0) {
+    b_.probes.level_bound(in_, k, slack_, bound_, &pool_);
+    si_.bound = bound_.data();
+    si_.probe_of = b_.probes.probe_of.data();
+    si_.probes = b_.probes.count();
+  }
+  bucket_by_rank(pool_, st_.src, b_.rmax + 1, st_.events);
+  si_.src = &st_.src;
+  si_.items = &b_.usable[static_cast<std::size_t>(k)];
+  si_.event_start = st_.events.start.data();
+  si_.event_w = st_.events.w.data();
+  si_.event_energy = st_.events.energy.data();
+  const std::vector<std::int32_t> cut = split_targets(st_.src, *si_.items, wlo, whi, pool_.size());
+  const auto T = static_cast<unsigned>(cut.size() - 1);
+  if (whi >= wlo) pool_.run(T, [&](unsigned t) { st_.sweepers[t].run(si_, cut[t], cut[t + 1], st_.out); });
+  // Collect this level's points (the next level's sources) and their parent pointers, each
+  // thread its own targets.
+  const std::size_t count = next_offsets(st_, wlo, whi);
+  Back* back = forward ? pointers(k, count) : st_.segment.take(count);
+  st_.back[static_cast<std::size_t>(k)] = back;
+  if (whi >= wlo) pool_.run(T, [&](unsigned t) { collect(st_.out, cut[t], cut[t + 1], st_.next, back); });
+  peak_ = std::max(peak_, held());
+  std::swap(st_.src, st_.next);
+  return count;
+}
+
+// Where level k's `count` parent pointers go. Every level's are kept while they, and as many for
+// each level still to come (levels grow), fit the limit beside the sweep's own storage. Past
+// that, level k - 1 becomes the first checkpoint and the levels from k are cut into segments
+// whose pointers take at most `quota` bytes: half of what the limit leaves then, the other half
+// for the checkpoints (a segment of L levels costs 8 L bytes a point, the p / L checkpoints 12 p / L,
+// so the two halves are about the fewest bytes in all when the limit is tight). Where the limit
+// leaves less, at least sqrt(1.5 (p - k)) levels of the size of the segment's first: the fewest
+// bytes for levels of one size (checkpoints at every level would take more than the pointers).
+Back* Sweep::pointers(int k, std::size_t count) {
+  const std::size_t bytes = count * sizeof(Back);
+  if (st_.kept == in_.p) {
+    const double forecast = static_cast<double>(st_.arena.used_bytes()) +
+                            static_cast<double>(bytes) * static_cast<double>(in_.p - k) +
+                            static_cast<double>(working());
+    if (limit_ == SIZE_MAX || forecast <= static_cast<double>(limit_)) return st_.arena.take(count);
+    st_.kept = k;
+    st_.quota = room() / 2;
+  } else if (st_.segment.used_bytes() + bytes <= st_.quota) {
+    ++st_.segment_levels;
+    return st_.segment.take(count);
+  } else {
+    for (int j = k - st_.segment_levels; j < k; ++j) st_.back[static_cast<std::size_t>(j)] = nullptr;
+    st_.segment.rewind();
+  }
+  const auto levels = static_cast<std::size_t>(std::ceil(std::sqrt(1.5 * (in_.p - k))));
+  st_.quota = std::max(st_.quota, levels * bytes);
+  st_.checkpoints.emplace_back(st_.src, k - 1);  // a new segment starts at k
+  st_.checkpoint_bytes += st_.checkpoints.back().bytes();
+  ++checkpoints_;
+  st_.segment_levels = 1;
+  return st_.segment.take(count);
+}
+
+// Sweeps segment s again (levels after its checkpoint up to `last`), its pointers in the segment.
+void Sweep::resweep(std::size_t s, int last) {
+  st_.segment.rewind();
+  const Checkpoint& cp = st_.checkpoints[s];
+  cp.restore(st_.src);
+  for (int k = cp.level + 1; k <= last; ++k) level(k, false);
+  st_.recomputed += static_cast<std::size_t>(last - cp.level);
+}
+
 template <class Found>
-std::pair<std::size_t, std::size_t> sweep(const Instance& in, Bounds& b, Pool& pool, Found&& found) {
-  const std::size_t s = in.stride();
-  const double slack = 1e-9 * b.eps;
-  SweepState st(in, pool.size());
-  SweepInput si;
-  si.in = &in;
-  si.last_rank = b.rmax;
-  std::vector<double> bound;
-  std::size_t states = 0, peak = 0;
-  for (int k = 0; k < in.p; ++k) {
-    const auto [wlo, whi] = clip_targets(in, b.tau, k, b.tstar, b.tmax, si.clip);
-    if (b.probes.count() > 0) {
-      b.probes.level_bound(in, k, slack, bound, &pool);
-      si.bound = bound.data();
-      si.probe_of = b.probes.probe_of.data();
-      si.probes = b.probes.count();
+void Sweep::recover(Found&& found) {
+  const std::size_t s = in_.stride(), p = static_cast<std::size_t>(in_.p);
+  const std::uint32_t first = st_.src.offset[static_cast<std::size_t>(in_.n)], end = st_.src.offset[s];
+  std::vector<std::uint32_t> at(end - first);  // per front point: its ancestor at the level walked
+  for (std::size_t i = 0; i < at.size(); ++i) at[i] = first + static_cast<std::uint32_t>(i);
+  std::vector<std::int32_t> parts(at.size() * p);  // [point][level]
+  walk_bytes_ = at.size() * (sizeof(std::uint32_t) + p * sizeof(std::int32_t));
+  peak_ = std::max(peak_, held());
+  const auto walk = [&](int k) {
+    const Back* back = st_.back[static_cast<std::size_t>(k)];
+    for (std::size_t i = 0; i < at.size(); ++i) {
+      parts[i * p + static_cast<std::size_t>(k)] = back[at[i]].part;
+      at[i] = back[at[i]].source;
     }
-    bucket_by_rank(pool, st.src, b.rmax + 1, st.events);
-    si.src = &st.src;
-    si.items = &b.usable[static_cast<std::size_t>(k)];
-    si.event_start = st.events.start.data();
-    si.event_w = st.events.w.data();
-    si.event_energy = st.events.energy.data();
-    const std::vector<std::int32_t> cut = split_targets(st.src, *si.items, wlo, whi, pool.size());
-    const auto T = static_cast<unsigned>(cut.size() - 1);
-    if (whi >= wlo) pool.run(T, [&](unsigned t) { st.sweepers[t].run(si, cut[t], cut[t + 1], st.out); });
-    // Collect this level's points (the next level's sources) and their parent pointers, each
-    // thread its own targets.
-    const std::size_t count = next_offsets(st, wlo, whi);
-    Back* back = st.arena.take(count);
-    st.back[static_cast<std::size_t>(k)] = back;
-    if (whi >= wlo) pool.run(T, [&](unsigned t) { collect(st.out, cut[t], cut[t + 1], st.next, back); });
-    states += count;
-    peak = std::max(peak, states * 8 + (st.src.size() + count) * 12 + b.probes.bytes());
-    std::swap(st.src, st.next);
+  };
+  int k = in_.p - 1;
+  const std::size_t segments = st_.checkpoints.size();
+  for (std::size_t c = segments; c-- > 0;) {
+    if (c + 1 < segments) resweep(c, k);  // the last segment's pointers are still held
+    for (; k > st_.checkpoints[c].level; --k) walk(k);
+    st_.checkpoint_bytes -= st_.checkpoints[c].bytes();
+    st_.checkpoints.pop_back();
   }
-  std::vector<std::int32_t> parts(static_cast<std::size_t>(in.p));
-  for (std::uint32_t j = st.src.offset[static_cast<std::size_t>(in.n)]; j < st.src.offset[s]; ++j) {
-    std::uint32_t at = j;
-    for (std::size_t k = static_cast<std::size_t>(in.p); k-- > 0;) {
-      parts[k] = st.back[k][at].part;
-      at = st.back[k][at].source;
-    }
-    found(parts);
+  for (; k >= 0; --k) walk(k);
+  std::vector<std::int32_t> one(p);
+  for (std::size_t i = 0; i < at.size(); ++i) {
+    std::copy_n(parts.begin() + static_cast<std::ptrdiff_t>(i * p), p, one.begin());
+    found(one);
   }
-  return {states, peak};
+}
+
+// Bytes of the sweep's own storage: the two levels, the events, the records, the bounds.
+std::size_t Sweep::working() const {
+  std::size_t records = 0;
+  for (const auto& v : st_.out) records += v.capacity();
+  const std::size_t points = st_.src.size() + st_.next.size();
+  return points * (sizeof(std::uint32_t) + sizeof(double)) +
+         st_.src.size() * (sizeof(std::uint32_t) + sizeof(double)) +  // events
+         records * sizeof(Record) + 2 * st_.src.offset.size() * sizeof(std::uint32_t) +
+         (bound_.size() + b_.tau.size()) * sizeof(double) + b_.probes.bytes();
 }
 
 }  // namespace
@@ -484,7 +637,9 @@ Front pareto_front_dp(const Profile& profile, Size workload, const DpOptions& op
   if (!bounds(profile, workload, in, opt.probes, pool, b)) return {};
   const auto t1 = Clock::now();
   std::vector<Solution> candidates;
-  const auto [states, peak] = sweep(in, b, pool, [&](const std::vector<std::int32_t>& parts) {
+  Sweep sweep(in, b, pool, opt.memory_limit);
+  const std::size_t states = sweep.forward();
+  sweep.recover([&](const std::vector<std::int32_t>& parts) {
     candidates.push_back(make_solution(profile, in.to_distribution(parts), workload));
   });
   Front front = pareto_filter(std::move(candidates));
@@ -492,7 +647,9 @@ Front pareto_front_dp(const Profile& profile, Size workload, const DpOptions& op
     stats->states = states;
     stats->probes = b.probes.count();
     stats->threads = threads;
-    stats->table_bytes = peak + b.tau.size() * sizeof(double);
+    stats->table_bytes = sweep.peak();
+    stats->checkpoints = sweep.checkpoints();
+    stats->recomputed_levels = sweep.recomputed();
     stats->bound_seconds = std::chrono::duration<double>(t1 - t0).count();
     stats->sweep_seconds = std::chrono::duration<double>(Clock::now() - t1).count();
   }

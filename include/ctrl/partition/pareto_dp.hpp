@@ -36,6 +36,13 @@ struct DpOptions {
   unsigned threads = 0;  // 0: every core this process may use (one for small instances)
   int probes = 64;       // time thresholds for the energy bounds; 0 turns those bounds off
   ClassUse classes = ClassUse::automatic;
+  // Bytes the sweep over processors aims to stay within (DpStats::table_bytes). Every level's
+  // parent pointers are kept while they fit; past that, distributions are recovered by sweeping
+  // segments of levels again from checkpoints (the same front, for up to one more sweep of the
+  // levels past the limit). SIZE_MAX keeps every pointer whatever they need. The sweep's own
+  // storage (two levels, their records, the probes' tables: a few hundred MiB at p = 1000,
+  // n = 16,000) and the checkpoints are held in any case, so a limit below them is passed.
+  std::size_t memory_limit = std::size_t{2} << 30;
 };
 
 // What one run did, for benchmarks and tests.
@@ -46,6 +53,10 @@ struct DpStats {
   std::size_t probes = 0;       // thresholds used
   unsigned threads = 1;         // threads used by the sweep
   std::size_t table_bytes = 0;  // largest memory held by the programme's tables at once
+  // Levels kept as checkpoints (DpOptions::memory_limit); 0 when every parent pointer fitted.
+  std::size_t checkpoints = 0;
+  // Levels swept again from their checkpoints to give the distributions back.
+  std::size_t recomputed_levels = 0;
   double bound_seconds = 0.0;   // time-optimal and energy-optimal solutions, probes
   double sweep_seconds = 0.0;   // the Pareto sweep and the distributions
 };
