@@ -11,7 +11,10 @@
 // time of the remaining processors (times below it are merged), never beyond the time of an
 // energy-optimal distribution, and never cheaper than exact lower bounds on the remaining
 // processors' energy computed at a few time thresholds ("probes"), compared with the energies
-// those probes achieve. Parent pointers (8 bytes a point) give the distributions back.
+// those probes achieve. Parent pointers (8 bytes a point) give the distributions back. Where
+// they would pass DpOptions::memory_limit, the levels past it are kept only as checkpoints every
+// few levels, and the segments between are swept again at the end, last first, to walk the
+// front's points back through them: the same front, for up to one more sweep of those levels.
 //
 // Where processors repeat (processor_classes), the same front comes from a walk over time
 // thresholds that combines whole classes (src/partition/class_walk.hpp; docs/partition.md,
