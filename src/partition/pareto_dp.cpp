@@ -513,6 +513,19 @@ std::size_t Sweep::level(int k, bool forward) {
   Back* back = forward ? pointers(k, count) : st_.segment.take(count);
   st_.back[static_cast<std::size_t>(k)] = back;
   if (whi >= wlo) pool_.run(T, [&](unsigned t) { collect(st_.out, cut[t], cut[t + 1], st_.next, back); });
+  // Records' storage is given back where it is more than twice what the target's front needs
+  // now: each target's storage would otherwise stay as large as its largest front so far (and
+  // targets the level no longer keeps hold theirs), about ten times a level at p = 1000.
+  for (std::size_t w = 0; w < st_.out.size(); ++w) {
+    std::vector<Record>& v = st_.out[w];
+    const bool kept = static_cast<std::int32_t>(w) >= wlo && static_cast<std::int32_t>(w) <= whi;
+    const std::size_t need = kept ? v.size() : 0;
+    if (v.capacity() > 2 * need + 16) {
+      std::vector<Record> fit;
+      if (need > 0) fit.reserve(need + need / 4 + 8);
+      v.swap(fit);
+    }
+  }
   peak_ = std::max(peak_, held());
   std::swap(st_.src, st_.next);
   return count;
@@ -521,9 +534,11 @@ std::size_t Sweep::level(int k, bool forward) {
 // Where level k's `count` parent pointers go. Every level's are kept while they, and as many for
 // each level still to come (levels grow), fit the limit beside the sweep's own storage. Past
 // that, level k - 1 becomes the first checkpoint and the levels from k are cut into segments
-// whose pointers take at most `quota` bytes: half of what the limit leaves then, the other half
-// for the checkpoints (a segment of L levels costs 8 L bytes a point, the p / L checkpoints 12 p / L,
-// so the two halves are about the fewest bytes in all when the limit is tight). Where the limit
+// whose pointers take at most `quota` bytes: half of what the limit leaves when the segment
+// starts (the other half for the checkpoints still to come: a segment of L levels costs 8 L
+// bytes a point, the checkpoints of p / L segments 12 p / L, so halves are about the fewest bytes
+// in all), never more than the segment before (checkpoints only accumulate, and the last segment
+// is the largest level's: shorter segments at the end keep the peak down). Where the limit
 // leaves less, at least sqrt(1.5 (p - k)) levels of the size of the segment's first: the fewest
 // bytes for levels of one size (checkpoints at every level would take more than the pointers).
 Back* Sweep::pointers(int k, std::size_t count) {
@@ -534,16 +549,19 @@ Back* Sweep::pointers(int k, std::size_t count) {
                             static_cast<double>(working());
     if (limit_ == SIZE_MAX || forecast <= static_cast<double>(limit_)) return st_.arena.take(count);
     st_.kept = k;
-    st_.quota = room() / 2;
+    st_.quota = SIZE_MAX;
   } else if (st_.segment.used_bytes() + bytes <= st_.quota) {
     ++st_.segment_levels;
     return st_.segment.take(count);
   } else {
     for (int j = k - st_.segment_levels; j < k; ++j) st_.back[static_cast<std::size_t>(j)] = nullptr;
-    st_.segment.rewind();
   }
   const auto levels = static_cast<std::size_t>(std::ceil(std::sqrt(1.5 * (in_.p - k))));
-  st_.quota = std::max(st_.quota, levels * bytes);
+  st_.quota = std::max(std::min(st_.quota, room() / 2), levels * bytes);
+  if (st_.segment.bytes() > st_.quota + st_.quota / 2)
+    st_.segment = detail::Arena<Back>{};  // no more memory than the shorter segments need
+  else
+    st_.segment.rewind();
   st_.checkpoints.emplace_back(st_.src, k - 1);  // a new segment starts at k
   st_.checkpoint_bytes += st_.checkpoints.back().bytes();
   ++checkpoints_;
