@@ -462,9 +462,9 @@ class Sweep {
   std::size_t checkpoints() const { return checkpoints_; }
 
  private:
-  std::size_t level(int k, bool forward);
+  std::size_t level(int k, bool forward, std::int32_t lo = 0, std::int32_t hi = INT32_MAX);
   Back* pointers(int k, std::size_t count);
-  void resweep(std::size_t s, int last);
+  void resweep(std::size_t s, int last, std::int32_t lo, std::int32_t hi);
   std::size_t working() const;
   std::size_t held() const {
     return st_.arena.bytes() + st_.segment.bytes() + st_.checkpoint_bytes + working() + walk_bytes_;
@@ -488,10 +488,12 @@ class Sweep {
 };
 
 // Merges processor k: st.src (level k - 1) into level k, which becomes st.src; its parent
-// pointers are kept where `pointers` says (forward) or in the segment (sweeping again). Returns
-// the level's points.
-std::size_t Sweep::level(int k, bool forward) {
-  const auto [wlo, whi] = clip_targets(in_, b_.tau, k, b_.tstar, b_.tmax, si_.clip);
+// pointers are kept where `pointers` says (forward) or in the segment (sweeping again, only the
+// targets [lo, hi] that the walk back can reach). Returns the level's points.
+std::size_t Sweep::level(int k, bool forward, std::int32_t lo, std::int32_t hi) {
+  auto [wlo, whi] = clip_targets(in_, b_.tau, k, b_.tstar, b_.tmax, si_.clip);
+  wlo = std::max(wlo, lo);
+  whi = std::min(whi, hi);
   if (b_.probes.count() > 0) {
     b_.probes.level_bound(in_, k, slack_, bound_, &pool_);
     si_.bound = bound_.data();
@@ -569,12 +571,23 @@ Back* Sweep::pointers(int k, std::size_t count) {
   return st_.segment.take(count);
 }
 
-// Sweeps segment s again (levels after its checkpoint up to `last`), its pointers in the segment.
-void Sweep::resweep(std::size_t s, int last) {
+// Sweeps segment s again (levels after its checkpoint up to `last`), its pointers in the segment,
+// for the walk back from points of workloads [lo, hi] at level `last`: their ancestors have no
+// more workload, and at most the largest usable size less a level down, so only those targets
+// are swept (a target's points depend only on the sources within reach below it: the same points
+// in the same order, at other offsets).
+void Sweep::resweep(std::size_t s, int last, std::int32_t lo, std::int32_t hi) {
   st_.segment.rewind();
   const Checkpoint& cp = st_.checkpoints[s];
+  std::vector<std::int32_t> from(static_cast<std::size_t>(last - cp.level));  // lo of each level
+  for (int k = last; k > cp.level; --k) {
+    from[static_cast<std::size_t>(k - cp.level - 1)] = lo;
+    std::int32_t reach = 0;
+    for (const Item& it : b_.usable[static_cast<std::size_t>(k)]) reach = std::max(reach, it.size);
+    lo = std::max(lo - reach, 0);
+  }
   cp.restore(st_.src);
-  for (int k = cp.level + 1; k <= last; ++k) level(k, false);
+  for (int k = cp.level + 1; k <= last; ++k) level(k, false, from[static_cast<std::size_t>(k - cp.level - 1)], hi);
   st_.recomputed += static_cast<std::size_t>(last - cp.level);
 }
 
@@ -596,10 +609,24 @@ void Sweep::recover(Found&& found) {
   };
   int k = in_.p - 1;
   const std::size_t segments = st_.checkpoints.size();
+  std::vector<std::uint32_t> offset;  // of the level reached, as the forward sweep numbered it
+  std::vector<std::int32_t> workload(at.size());
   for (std::size_t c = segments; c-- > 0;) {
-    if (c + 1 < segments) resweep(c, k);  // the last segment's pointers are still held
+    if (c + 1 < segments) {  // the last segment's pointers are still held; sweep the others again
+      std::int32_t lo = in_.n, hi = 0;
+      for (std::size_t i = 0; i < at.size(); ++i) {
+        const auto w = std::upper_bound(offset.begin(), offset.end(), at[i]) - offset.begin() - 1;
+        workload[i] = static_cast<std::int32_t>(w);
+        at[i] -= offset[static_cast<std::size_t>(w)];  // the point's place in its workload's front
+        lo = std::min(lo, workload[i]);
+        hi = std::max(hi, workload[i]);
+      }
+      resweep(c, k, lo, hi);
+      for (std::size_t i = 0; i < at.size(); ++i) at[i] += st_.src.offset[static_cast<std::size_t>(workload[i])];
+    }
     for (; k > st_.checkpoints[c].level; --k) walk(k);
     st_.checkpoint_bytes -= st_.checkpoints[c].bytes();
+    offset = std::move(st_.checkpoints[c].offset);
     st_.checkpoints.pop_back();
   }
   for (; k >= 0; --k) walk(k);
