@@ -43,7 +43,7 @@ struct DpOptions {
   // parent pointers are kept while they fit; past that, distributions are recovered by sweeping
   // segments of levels again from checkpoints (the same front, for up to one more sweep of the
   // levels past the limit). SIZE_MAX keeps every pointer whatever they need. The sweep's own
-  // storage (two levels, their records, the probes' tables: a few hundred MiB at p = 1000,
+  // storage (two levels, their records, the probes' tables: about 560 MiB at p = 1000,
   // n = 16,000) and the checkpoints are held in any case, so a limit below them is passed.
   std::size_t memory_limit = std::size_t{2} << 30;
 };
