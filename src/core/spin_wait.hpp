@@ -23,8 +23,14 @@ inline void cpu_relax() {
 
 class SpinWait {
  public:
-  // Busy spinning catches a partner running on another core; a periodic yield lets a partner
-  // that shares this core (an oversubscribed machine) run; after that the waiter parks.
+  // Busy spinning catches a partner running on another core. The first pure_spins spins only
+  // pause, as an OpenMP thread waiting at a barrier does: a yield is a system call, 1-2 µs in a
+  // virtual machine with page-table isolation (more than a whole fork/join), and a partner that
+  // comes while the waiter is inside one is seen that much later; yielding from the start left
+  // a waiting pool helper in the kernel a third of the time on the 2-core box. After those, a
+  // periodic yield lets a partner that shares this core (an oversubscribed machine) run; after
+  // that the waiter parks.
+  static constexpr int pure_spins = 512;
   static constexpr int yield_every = 64;
   static constexpr int default_spins = 4000;
 
@@ -36,8 +42,10 @@ class SpinWait {
   void wait(Pred pred, BeforeSleep before_sleep, int spins = default_spins) {
     for (int i = 0; i < spins; ++i) {
       if (pred()) return;
-      if (i % yield_every == yield_every - 1) std::this_thread::yield();
-      else cpu_relax();
+      if (i >= pure_spins && i % yield_every == yield_every - 1)
+        std::this_thread::yield();
+      else
+        cpu_relax();
     }
     before_sleep();
     std::unique_lock lock(mutex_);

@@ -4,14 +4,10 @@
 
 namespace ctrl::detail {
 
-namespace {
-
-std::int64_t now_ns() {
+std::int64_t Handoff::clock_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
-
-}  // namespace
 
 // Submitted, not finished, not handed to the queue thread, and no runner that would hand it over
 // when it stops.
@@ -32,7 +28,7 @@ void Handoff::hand_over() {
 }
 
 void Handoff::poll() {
-  if (unhanded() && now_ns() - deferred_at_.load() >= grace.count()) hand_over();
+  if (unhanded() && clock_ns() - deferred_at_.load() >= grace.count()) hand_over();
 }
 
 void Handoff::unwatch() {
@@ -60,7 +56,7 @@ std::uint64_t ThreadQueue::submit(Task task) {
     std::lock_guard lock(tasks_mutex_);
     tasks_.push_back(std::move(task));
     ticket = h.submitted_.load() + 1;
-    h.deferred_at_.store(now_ns());
+    h.deferred_at_.store(Handoff::clock_ns());
     h.submitted_.store(ticket);
   }
   // Left for a waiter only when nothing else is queued (else the runner is busy and this task
@@ -99,6 +95,7 @@ void ThreadQueue::run_next() {
     std::lock_guard lock(error_mutex_);
     if (!error_) error_ = std::current_exception();
     ++failures_;
+    failed_.store(true);
   }
   h_->completed_.store(h_->completed_.load() + 1);  // only the runner writes it
   h_->done_.notify();
@@ -121,9 +118,14 @@ void ThreadQueue::wait(std::uint64_t ticket) {
 }
 
 std::exception_ptr ThreadQueue::take_error(std::uint64_t& failures) {
+  if (!failed_.load()) {
+    failures = 0;
+    return nullptr;
+  }
   std::lock_guard lock(error_mutex_);
   failures = failures_;
   failures_ = 0;
+  failed_.store(false);
   return std::exchange(error_, nullptr);
 }
 

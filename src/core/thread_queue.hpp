@@ -36,9 +36,15 @@ class Handoff {
   // when it stops. poll(), called now and then while spinning (by any helper), hands over a task
   // left longer than grace. A watcher counts itself once per idle spell, not once per launch: a
   // launch adds no read-modify-write of the count.
+  //
+  // A task is left for a waiter only on an idle queue, after the pool's last job: none is older
+  // than the watcher's idle spell. A watcher therefore starts polling only grace after its spell
+  // began, so that in a run of launch + wait it reads none of the lines the host thread writes at
+  // every launch (each read there would make the host's next write wait for the line).
   void watch() { watchers_.fetch_add(1); }
   void unwatch();
   void poll();
+  static std::int64_t clock_ns();  // the steady clock, as submit() stamps a task left for a waiter
 
  private:
   friend class ThreadQueue;
@@ -86,6 +92,7 @@ class ThreadQueue final : public Queue {
   std::mutex tasks_mutex_;
   std::deque<Task> tasks_;
 
+  std::atomic<bool> failed_{false};  // error_ is set: take_error() takes the lock only then (at every wait)
   std::mutex error_mutex_;
   std::exception_ptr error_;
   std::uint64_t failures_ = 0;
