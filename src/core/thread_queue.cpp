@@ -28,7 +28,16 @@ void Handoff::hand_over() {
 }
 
 void Handoff::poll() {
-  if (unhanded() && clock_ns() - deferred_at_.load() >= grace.count()) hand_over();
+  if (!unhanded()) return;
+  const std::uint64_t ticket = submitted_.load();
+  const std::int64_t now = clock_ns();
+  if (seen_ticket_.load() != ticket) {
+    // First seen now. Two watchers may both stamp it: the task is only handed over a little later.
+    seen_at_.store(now);
+    seen_ticket_.store(ticket);
+  } else if (now - seen_at_.load() >= grace.count()) {
+    hand_over();
+  }
 }
 
 void Handoff::unwatch() {
@@ -56,7 +65,6 @@ std::uint64_t ThreadQueue::submit(Task task) {
     std::lock_guard lock(tasks_mutex_);
     tasks_.push_back(std::move(task));
     ticket = h.submitted_.load() + 1;
-    h.deferred_at_.store(Handoff::clock_ns());
     h.submitted_.store(ticket);
   }
   // Left for a waiter only when nothing else is queued (else the runner is busy and this task

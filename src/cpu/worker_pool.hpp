@@ -96,8 +96,8 @@ class WorkerPool {
   std::atomic<bool> stopping_{false};
   JobRef job_;
   alignas(64) std::atomic<std::uint64_t> arrived_{0};
-  alignas(64) SpinWait start_;
-  SpinWait finish_;
+  alignas(64) SpinWait start_{SpinWait::partner_elsewhere};
+  SpinWait finish_{SpinWait::partner_elsewhere};
   std::atomic<bool> failed_{false};  // error_ is set: run() takes the lock only then
   std::mutex error_mutex_;
   std::exception_ptr error_;
