@@ -52,18 +52,19 @@ void WorkerPool::record(std::exception_ptr e) {
 
 // Only the runner (or the destructor, once no runner is left) writes the word.
 std::uint64_t WorkerPool::publish(int runner) {
-  const std::uint64_t word = (generation_of(epoch_.load()) + 1) << worker_bits | static_cast<std::uint64_t>(runner);
-  epoch_.store(word);
+  const std::uint64_t word =
+      (generation_of(line_.epoch.load()) + 1) << worker_bits | static_cast<std::uint64_t>(runner);
+  line_.epoch.store(word);
   return word;
 }
 
-void WorkerPool::run(JobRef job) {
+void WorkerPool::run_job(JobRef job) {
   // Where the caller is on none of the cores (it moved since it was let run), it takes worker 0's
   // share: the result is the same, only that share runs off its core.
   const int here = roaming_ && size() > 1 ? worker_here() : 0;
   const int runner = here < 0 ? 0 : here;
-  job_ = job;
-  const std::uint64_t word = publish(runner);  // publishes job_ to the helpers
+  line_.job = job;
+  const std::uint64_t word = publish(runner);  // publishes the job to the helpers
   start_.notify();
   // The helper that stood aside for the previous caller has a share again; it sleeps until told.
   if (runner != last_runner_) {
@@ -98,7 +99,7 @@ std::uint64_t WorkerPool::wait_for_job(std::uint64_t seen, bool& watching) {
   std::uint64_t word = seen;
   Handoff* h = handoff_.get();
   if (!h) {
-    start_.wait([&] { return (word = epoch_.load()) != seen; });
+    start_.wait([&] { return (word = line_.epoch.load()) != seen; });
     return word;
   }
   constexpr unsigned poll_every = 32;  // the queue's state is read now and then, not fought over
@@ -115,7 +116,7 @@ std::uint64_t WorkerPool::wait_for_job(std::uint64_t seen, bool& watching) {
         if (spinning && ++spins % poll_every == 0 && (polling || (polling = Handoff::clock_ns() >= poll_from))) {
           h->poll();
         }
-        return (word = epoch_.load()) != seen;
+        return (word = line_.epoch.load()) != seen;
       },
       [&] {
         spinning = false;
@@ -134,7 +135,7 @@ void WorkerPool::stand_aside(int w, bool& watching) {
     watching = false;
   }
   const auto mine = static_cast<std::uint64_t>(w);
-  aside_[w].wait([&] { return stopping_.load() || worker_of(epoch_.load()) != mine; }, [] {}, 0);
+  aside_[w].wait([&] { return stopping_.load() || worker_of(line_.epoch.load()) != mine; }, [] {}, 0);
 }
 
 void WorkerPool::helper(int w) {
@@ -153,7 +154,7 @@ void WorkerPool::helper(int w) {
       continue;
     }
     try {
-      job_(w);
+      line_.job(w);
     } catch (...) {
       record(std::current_exception());
     }

@@ -13,6 +13,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -181,6 +182,32 @@ TEST(WorkerPool, ItsHelpersHandATaskNobodyWaitsForToTheQueueThread) {
     });
     ASSERT_TRUE(ctrl::test::wait_until([&] { return ran.load(); })) << "round " << round;
     EXPECT_NE(ran_on, std::this_thread::get_id());
+  }
+}
+
+// Small jobs that copy byte for byte travel on the helpers' line (a copy per job); others are
+// read where the caller keeps them. Jobs of both kinds, in turn, each carrying its own number by
+// value: every share of each job sees that job's number, never the previous job's.
+TEST(WorkerPool, EveryShareSeesItsOwnJobWhetherCopiedOrNot) {
+  const std::vector<int> cores = allowed_cores();
+  WorkerPool pool(cores, std::make_shared<Handoff>(), true);
+  std::vector<std::atomic<int>> seen(static_cast<std::size_t>(pool.size()));
+  for (int job = 0; job < 600; ++job) {
+    for (auto& s : seen) s.store(-1);
+    if (job % 2 == 0) {
+      const auto small = [&seen, job](int w) { seen[static_cast<std::size_t>(w)].store(job); };
+      static_assert(WorkerPool::copied_onto_line<decltype(small)>);
+      pool.run(small);
+    } else {
+      std::array<int, 32> numbers{};
+      numbers.fill(job);
+      const auto large = [&seen, numbers](int w) {
+        seen[static_cast<std::size_t>(w)].store(numbers[static_cast<std::size_t>(w) % 32]);
+      };
+      static_assert(!WorkerPool::copied_onto_line<decltype(large)>);
+      pool.run(large);
+    }
+    for (int w = 0; w < pool.size(); ++w) ASSERT_EQ(seen[static_cast<std::size_t>(w)].load(), job) << "share " << w;
   }
 }
 
