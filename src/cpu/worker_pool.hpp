@@ -93,6 +93,7 @@ class WorkerPool {
     return generation_of(word) * static_cast<std::uint64_t>(size() - 1);
   }
 
+  void run_job(JobRef job);
   void helper(int w);
   std::uint64_t wait_for_job(std::uint64_t seen, bool& watching);
   void stand_aside(int w, bool& watching);
@@ -106,7 +107,6 @@ class WorkerPool {
   int last_runner_ = 0;  // the worker whose share the previous run()'s caller took (runner only)
   std::vector<std::thread> helpers_;
   std::unique_ptr<SpinWait[]> aside_;  // per worker: where its helper sleeps while it stands aside
-  void run_job(JobRef job);
 
   std::atomic<bool> stopping_{false};  // read by the helpers at each job, written once
   // The word and the job (a copy: the helpers read no line of the runner's stack to find it,
