@@ -18,6 +18,8 @@ exec > >(tee -a "$OUT/cpu-launch.log") 2>&1
 step() { echo; echo "=== $(date -u +%H:%M:%S) $*"; }
 
 step "machine: $(uname -srm), $(nproc) cores, $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+step "topology: $(lscpu | grep -E '^(Model name|Thread\(s\) per core|Core\(s\) per socket|Socket\(s\))' | tr -s ' ' | paste -sd';')"
+echo "core 0's SMT siblings: $(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list 2>/dev/null || echo '?') (the 2-core run takes cores 0,1)"
 step "build"
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCTRL_CUDA=OFF >"$OUT/configure.log" 2>&1 ||
   { tail -20 "$OUT/configure.log"; exit 1; }
