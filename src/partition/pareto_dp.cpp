@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <thread>
@@ -98,6 +99,8 @@ struct SweepInput {
   const std::vector<Item>* items = nullptr;  // usable items of this level's processor, by rank
   std::vector<std::uint32_t> clip;           // per target: least final time (rank), or none
   const double* bound = nullptr;             // per (remaining workload, probe): energy to beat
+  const double* each = nullptr;              // the same for a final time in that probe interval only
+  double slack = 0.0;                        // added to every bound
   const std::uint32_t* probe_of = nullptr;   // per rank: the probe interval it lies in
   std::size_t probes = 0;
   std::uint32_t last_rank = 0;
@@ -106,11 +109,34 @@ struct SweepInput {
 // Per-thread state of the sweep, reused across levels.
 struct Sweeper {
   void run(const SweepInput& s, std::int32_t lo, std::int32_t hi, std::vector<std::vector<Record>>& out);
+  void cap(const SweepInput& s, std::int32_t lo, std::int32_t hi, std::uint32_t rank);
 
   std::vector<double> cv, nv, eact;
   std::vector<std::uint32_t> cur, pos;
   std::vector<std::int32_t> active;
+  std::vector<Record> last;  // per target: its latest point, not yet in `out` (rank none: no point)
 };
+
+// A target's least energy so far starts at, and is lowered to, the most its points may cost (the
+// probes' bound at its least final time, then at every probe threshold the sweep passes): a
+// candidate above it would be dropped, and so would every later one it hid (they cost more, and
+// the bound only falls with time), so it is never recorded. Targets no point may reach get -inf.
+// At rank 0 every target starts; at a threshold, those whose least final time it has passed.
+void Sweeper::cap(const SweepInput& s, std::int32_t lo, std::int32_t hi, std::uint32_t rank) {
+  const std::int32_t n = s.in->n;
+  for (std::int32_t w = lo; w < std::min(hi, n + 1); ++w) {
+    const std::uint32_t clip = s.clip[static_cast<std::size_t>(w)];
+    double& v = nv[static_cast<std::size_t>(w)];
+    if (clip == none) {
+      v = -inf;
+      continue;
+    }
+    if (s.bound == nullptr || (rank > 0 && clip > rank)) continue;
+    // A candidate equal to the bound is kept: the least double above it is the one to beat.
+    const double b = s.bound[static_cast<std::size_t>(n - w) * s.probes + s.probe_of[std::max(rank, clip)]];
+    v = std::min(v, std::nextafter(b, inf));
+  }
+}
 
 // The sweep of one level for the targets [lo, hi) (compiled for AVX2 beside the baseline, the
 // improvement test inlined in each).
@@ -124,6 +150,7 @@ CTRL_PARTITION_SIMD void Sweeper::run(const SweepInput& s, std::int32_t lo, std:
   cur.assign(size, 0);
   pos.assign(s.src->offset.begin(), s.src->offset.end() - 1);
   active.clear();
+  last.assign(size, Record{none, 0, 0, 0.0});
   std::int32_t xmax = -1;
   for (std::int32_t w = lo; w < hi; ++w) {
     // Fronts grow slowly from level to level: room for a quarter more points than last time,
@@ -134,18 +161,26 @@ CTRL_PARTITION_SIMD void Sweeper::run(const SweepInput& s, std::int32_t lo, std:
     if (v.capacity() < want) v.reserve(want);
   }
 
+  // A point of target w is only ever extended to final times before the target's next point (at
+  // later times the next one costs less, by more than the slack): it is dropped when the probes
+  // bound it in the intervals of those times alone. So each point waits in `last` for the next
+  // one (a point of the same time replaces it); `out` is only written, never read, here.
+  const auto superseded = [&](std::int32_t w, const Record& q, std::uint32_t r, double c) {
+    if (s.each == nullptr || !(q.energy > c + s.slack)) return false;
+    const double* each = s.each + static_cast<std::size_t>(n - w) * s.probes;
+    for (std::uint32_t i = s.probe_of[q.rank], to = s.probe_of[r - 1]; i <= to; ++i)
+      if (q.energy <= each[i]) return false;
+    return true;
+  };
+  // Every candidate recorded is below its bound (cap), so it is a point.
   auto record = [&](std::int32_t w, std::uint32_t rank, double c, std::int32_t x, std::uint32_t j) {
-    const std::uint32_t clip = s.clip[static_cast<std::size_t>(w)];
-    if (clip == none) return;
-    const std::uint32_t r = std::max(rank, clip);
-    if (s.bound != nullptr && c > s.bound[static_cast<std::size_t>(n - w) * s.probes + s.probe_of[r]]) return;
-    auto& v = out[static_cast<std::size_t>(w)];
-    if (!v.empty() && v.back().rank == r)
-      v.back() = Record{r, x, j, c};
-    else
-      v.push_back(Record{r, x, j, c});
+    const std::uint32_t r = std::max(rank, s.clip[static_cast<std::size_t>(w)]);
+    Record& q = last[static_cast<std::size_t>(w)];
+    if (q.rank != r && q.rank != none && !superseded(w, q, r, c)) out[static_cast<std::size_t>(w)].push_back(q);
+    q = Record{r, x, j, c};
   };
 
+  cap(s, lo, hi, 0);
   const std::vector<Item>& items = *s.items;
   std::int32_t reach = 0;  // the largest usable size
   for (const Item& it : items) reach = std::max(reach, it.size);
@@ -153,6 +188,7 @@ CTRL_PARTITION_SIMD void Sweeper::run(const SweepInput& s, std::int32_t lo, std:
   const bool whole = a == 0 && hi > n;
   std::size_t ai = 0;
   for (std::uint32_t rank = 0; rank <= s.last_rank; ++rank) {
+    if (s.bound != nullptr && rank > 0 && s.probe_of[rank] != s.probe_of[rank - 1]) cap(s, lo, hi, rank);
     // Items of this time become usable: combine them with every source's current point.
     for (; ai < items.size() && items[ai].rank == rank; ++ai) {
       const std::int32_t x = items[ai].size;
@@ -205,6 +241,10 @@ CTRL_PARTITION_SIMD void Sweeper::run(const SweepInput& s, std::int32_t lo, std:
         ++x;
       }
     }
+  }
+  for (std::int32_t w = lo; w < std::min(hi, n + 1); ++w) {
+    const Record& q = last[static_cast<std::size_t>(w)];
+    if (q.rank != none) out[static_cast<std::size_t>(w)].push_back(q);
   }
 }
 
@@ -409,13 +449,15 @@ std::pair<std::size_t, std::size_t> sweep(const Instance& in, Bounds& b, Pool& p
   SweepInput si;
   si.in = &in;
   si.last_rank = b.rmax;
-  std::vector<double> bound;
+  std::vector<double> bound, each;
   std::size_t states = 0, peak = 0;
   for (int k = 0; k < in.p; ++k) {
     const auto [wlo, whi] = clip_targets(in, b.tau, k, b.tstar, b.tmax, si.clip);
     if (b.probes.count() > 0) {
-      b.probes.level_bound(in, k, slack, bound, &pool);
+      b.probes.level_bound(in, k, slack, bound, &pool, &each);
       si.bound = bound.data();
+      si.each = each.data();
+      si.slack = slack;
       si.probe_of = b.probes.probe_of.data();
       si.probes = b.probes.count();
     }

@@ -72,17 +72,22 @@ void Probes::load_block(const Instance& in, int b) {
   loaded = b;
 }
 
-void Probes::level_bound(const Instance& in, int k, double slack, std::vector<double>& bound, Pool* pool) {
+void Probes::level_bound(const Instance& in, int k, double slack, std::vector<double>& bound, Pool* pool,
+                         std::vector<double>* each) {
   const std::size_t J = count(), s = in.stride();
   std::vector<const double*> lower(J);  // completions in [T_j, T_{j+1}) cost at least lower[j][r]
   for (std::size_t j = 0; j < J; ++j) lower[j] = row(in, std::min(j + 1, J - 1), k + 1);
   bound.resize(s * J);
+  if (each != nullptr) each->resize(s * J);
+  double* const one = each != nullptr ? each->data() : nullptr;
   const auto workloads = [&](std::size_t lo, std::size_t hi) {
     for (std::size_t r = lo; r < hi; ++r) {
       double b = -inf;
       for (std::size_t j = J; j-- > 0;) {
-        b = std::max(b, best[j] - lower[j][r]);
+        const double here = best[j] - lower[j][r];
+        b = std::max(b, here);
         bound[r * J + j] = b + slack;
+        if (one != nullptr) one[r * J + j] = here + slack;
       }
     }
   };

@@ -64,8 +64,11 @@ struct Probes {
 
   // bound[r * J + j]: the largest energy a partial point may have at level k (processors 0..k) with
   // remaining workload r and final time in probe interval j or later. Calls come with increasing k.
-  // With a pool, the workloads are split between its threads (the same bounds).
-  void level_bound(const Instance& in, int k, double slack, std::vector<double>& bound, Pool* pool = nullptr);
+  // With `each`, also each[r * J + j]: the largest energy for a final time in interval j itself
+  // (bound is its maximum over j and the later intervals). With a pool, the workloads are split
+  // between its threads (the same bounds).
+  void level_bound(const Instance& in, int k, double slack, std::vector<double>& bound, Pool* pool = nullptr,
+                   std::vector<double>* each = nullptr);
 
   // Row k of threshold j's table (valid until the next call for another block).
   const double* row(const Instance& in, std::size_t j, int k);
