@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <thread>
@@ -98,7 +97,7 @@ struct SweepInput {
   const double* event_energy = nullptr;
   const std::vector<Item>* items = nullptr;  // usable items of this level's processor, by rank
   std::vector<std::uint32_t> clip;           // per target: least final time (rank), or none
-  const double* bound = nullptr;             // per (remaining workload, probe): energy to beat
+  const double* bound = nullptr;             // per (probe, remaining workload): energy to beat
   const double* each = nullptr;              // the same for a final time in that probe interval only
   double slack = 0.0;                        // added to every bound
   const std::uint32_t* probe_of = nullptr;   // per rank: the probe interval it lies in
@@ -123,18 +122,24 @@ struct Sweeper {
 // the bound only falls with time), so it is never recorded. Targets no point may reach get -inf.
 // At rank 0 every target starts; at a threshold, those whose least final time it has passed.
 void Sweeper::cap(const SweepInput& s, std::int32_t lo, std::int32_t hi, std::uint32_t rank) {
-  const std::int32_t n = s.in->n;
-  for (std::int32_t w = lo; w < std::min(hi, n + 1); ++w) {
-    const std::uint32_t clip = s.clip[static_cast<std::size_t>(w)];
-    double& v = nv[static_cast<std::size_t>(w)];
-    if (clip == none) {
-      v = -inf;
-      continue;
+  const std::int32_t n = s.in->n, top = std::min(hi, n + 1);
+  if (rank == 0) {
+    for (std::int32_t w = lo; w < top; ++w) {
+      const std::uint32_t clip = s.clip[static_cast<std::size_t>(w)];
+      double& v = nv[static_cast<std::size_t>(w)];
+      if (clip == none)
+        v = -inf;
+      else if (s.bound != nullptr)
+        v = s.bound[s.probe_of[clip] * s.in->stride() + static_cast<std::size_t>(n - w)];
     }
-    if (s.bound == nullptr || (rank > 0 && clip > rank)) continue;
-    // A candidate equal to the bound is kept: the least double above it is the one to beat.
-    const double b = s.bound[static_cast<std::size_t>(n - w) * s.probes + s.probe_of[std::max(rank, clip)]];
-    v = std::min(v, std::nextafter(b, inf));
+    return;
+  }
+  const double* b = s.bound + s.probe_of[rank] * s.in->stride() + static_cast<std::size_t>(n);  // b[-w]
+  const std::uint32_t* clip = s.clip.data();
+  double* v = nv.data();
+  for (std::int32_t w = lo; w < top; ++w) {
+    const double least = std::min(v[w], b[-w]);
+    v[w] = clip[w] <= rank ? least : v[w];
   }
 }
 
@@ -167,9 +172,9 @@ CTRL_PARTITION_SIMD void Sweeper::run(const SweepInput& s, std::int32_t lo, std:
   // one (a point of the same time replaces it); `out` is only written, never read, here.
   const auto superseded = [&](std::int32_t w, const Record& q, std::uint32_t r, double c) {
     if (s.each == nullptr || !(q.energy > c + s.slack)) return false;
-    const double* each = s.each + static_cast<std::size_t>(n - w) * s.probes;
+    const double* each = s.each + static_cast<std::size_t>(n - w);
     for (std::uint32_t i = s.probe_of[q.rank], to = s.probe_of[r - 1]; i <= to; ++i)
-      if (q.energy <= each[i]) return false;
+      if (q.energy < each[i * size]) return false;
     return true;
   };
   // Every candidate recorded is below its bound (cap), so it is a point.
