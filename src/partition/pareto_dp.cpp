@@ -323,11 +323,17 @@ std::pair<std::int32_t, std::int32_t> clip_targets(const Instance& in, const std
   const std::size_t s = in.stride();
   clip.assign(s, none);
   std::int32_t wlo = n + 1, whi = -1;
+  double seen = -inf;  // neighbouring workloads mostly share their least time: search it once
+  std::uint32_t seen_rank = 0;
   for (std::int32_t w = k == in.p - 1 ? n : 0; w <= n; ++w) {
     const double rest = tau[static_cast<std::size_t>(k + 1) * s + static_cast<std::size_t>(n - w)];
     const double least = std::max(rest, tstar);
     if (!(least <= tmax)) continue;
-    clip[static_cast<std::size_t>(w)] = in.rank_of(least);
+    if (least != seen) {
+      seen = least;
+      seen_rank = in.rank_of(least);
+    }
+    clip[static_cast<std::size_t>(w)] = seen_rank;
     wlo = std::min(wlo, w);
     whi = std::max(whi, w);
   }
