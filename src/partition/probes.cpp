@@ -98,8 +98,8 @@ void Probes::level_bound(const Instance& in, int k, double slack, std::vector<do
   const auto workloads = [&](std::size_t lo, std::size_t hi) {
     std::vector<double> most(hi - lo, -inf);
     for (std::size_t j = J; j-- > 0;)
-      bound_row(lower[j] + lo, best[j], slack, most.data(), &bound[j * s + lo], one != nullptr ? one + j * s + lo : nullptr,
-                hi - lo);
+      bound_row(lower[j] + lo, best[j], slack, most.data(), &bound[j * s + lo],
+                one != nullptr ? one + j * s + lo : nullptr, hi - lo);
   };
   if (pool == nullptr || s * J < (std::size_t{1} << 16))
     workloads(0, s);
@@ -151,16 +151,34 @@ Probes make_probes(const Instance& in, std::uint32_t first, std::uint32_t last, 
   ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
   compute(ranks);
   const auto n = static_cast<std::size_t>(in.n);  // row 0 is kept: its entry n is the least total
+  // Each round splits the intervals of largest drop, as one at a time would: a split interval's
+  // halves count half its drop each (their own drops are known only once computed), so a round of
+  // many thresholds (one per thread or more) places them about where rounds of one would.
+  struct Gap {
+    double drop;
+    std::uint32_t lo, hi;
+  };
+  const auto before = [](const Gap& a, const Gap& b) { return a.drop < b.drop || (a.drop == b.drop && a.lo > b.lo); };
   while (done.size() < J) {
-    std::vector<std::pair<double, std::size_t>> drops;  // (energy drop, interval)
+    std::vector<Gap> gaps;  // a max-heap by drop
     for (std::size_t j = 0; j + 1 < done.size(); ++j)
-      if (done[j + 1].rank - done[j].rank >= 2) drops.emplace_back(table(done[j])[n] - table(done[j + 1])[n], j);
-    if (drops.empty()) break;
-    std::sort(drops.begin(), drops.end(), [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+      if (done[j + 1].rank - done[j].rank >= 2)
+        gaps.push_back(Gap{table(done[j])[n] - table(done[j + 1])[n], done[j].rank, done[j + 1].rank});
+    if (gaps.empty()) break;
+    std::make_heap(gaps.begin(), gaps.end(), before);
     ranks.clear();
-    for (std::size_t i = 0; i < drops.size() && ranks.size() < std::max<std::size_t>(4, 2 * threads) && done.size() + ranks.size() < J; ++i) {
-      const std::size_t j = drops[i].second;
-      ranks.push_back(done[j].rank + (done[j + 1].rank - done[j].rank) / 2);
+    const std::size_t batch = std::max<std::size_t>(4, 2 * threads);
+    while (!gaps.empty() && ranks.size() < batch && done.size() + ranks.size() < J) {
+      std::pop_heap(gaps.begin(), gaps.end(), before);
+      const Gap g = gaps.back();
+      gaps.pop_back();
+      const std::uint32_t mid = g.lo + (g.hi - g.lo) / 2;
+      ranks.push_back(mid);
+      for (const Gap half : {Gap{g.drop / 2, g.lo, mid}, Gap{g.drop / 2, mid, g.hi}})
+        if (half.hi - half.lo >= 2) {
+          gaps.push_back(half);
+          std::push_heap(gaps.begin(), gaps.end(), before);
+        }
     }
     compute(ranks);
   }
