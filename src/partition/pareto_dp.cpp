@@ -35,24 +35,28 @@ constexpr std::uint32_t none = UINT32_MAX;
 constexpr std::size_t class_walk_memory_cap = std::size_t{2} << 30;
 
 // The first i in [0, len) with a + b[i] < c[i], or len. Blocks of 8 are tested with vector
-// compares and no branch per element, so the common case (no improvement) costs little.
+// compares and no branch per element, so the common case (no improvement) costs little; the last
+// block too, whole: b and c must be readable up to 8 entries past len (the sweep's arrays have
+// that much room), and what lies past len is never an answer.
+constexpr std::int32_t block_pad = 8;
 using Vec4 = double __attribute__((vector_size(32)));
 using Mask4 = long long __attribute__((vector_size(32)));
 
 inline std::int32_t next_improvement(double a, const double* b, const double* c, std::int32_t len) {
-  std::int32_t i = 0;
   const Vec4 a4 = {a, a, a, a};
-  for (; i + 8 <= len; i += 8) {
+  for (std::int32_t i = 0; i < len; i += 8) {
     Vec4 b0, b1, c0, c1;
     std::memcpy(&b0, b + i, sizeof b0);
     std::memcpy(&b1, b + i + 4, sizeof b1);
     std::memcpy(&c0, c + i, sizeof c0);
     std::memcpy(&c1, c + i + 4, sizeof c1);
     const Mask4 m = ((a4 + b0) < c0) | ((a4 + b1) < c1);
-    if ((m[0] | m[1]) | (m[2] | m[3])) break;
+    if ((m[0] | m[1]) | (m[2] | m[3])) {
+      for (const std::int32_t last = std::min(i + 8, len); i < last; ++i)
+        if (a + b[i] < c[i]) return i;
+      return len;  // only past len: this was the last block
+    }
   }
-  for (; i < len; ++i)
-    if (a + b[i] < c[i]) return i;
   return len;
 }
 
@@ -149,9 +153,9 @@ CTRL_PARTITION_SIMD void Sweeper::run(const SweepInput& s, std::int32_t lo, std:
                                       std::vector<std::vector<Record>>& out) {
   const std::int32_t n = s.in->n;
   const std::size_t size = static_cast<std::size_t>(n) + 1;
-  cv.assign(size, inf);
-  nv.assign(size, inf);
-  eact.assign(size, inf);
+  cv.assign(size + block_pad, inf);  // next_improvement reads whole blocks past the end
+  nv.assign(size + block_pad, inf);
+  eact.assign(size + block_pad, inf);
   cur.assign(size, 0);
   pos.assign(s.src->offset.begin(), s.src->offset.end() - 1);
   active.clear();
