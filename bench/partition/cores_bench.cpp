@@ -4,9 +4,8 @@
 // the paper" instance of pareto_bench.cpp (p = 32, m = 2000, n = 4000).
 //
 //   cores_bench [benchmark flags]          Google Benchmark, one iteration each, one thread and all
-//   cores_bench --peak GOAL THREADS [PROBES]  one run in this process: time, peak memory, front
-//                                          size, the sweep's kept points as JSON (THREADS 0: every
-//                                          usable core; PROBES: the exact front's, default 64)
+//   cores_bench --peak GOAL THREADS        one run in this process: time, peak memory, front size
+//                                          as JSON (THREADS 0: every usable core)
 // GOAL: classes_exact, classes_approx (p = 1000, the processors of one kind share a profile),
 // distinct_exact, distinct_approx (p = 1000, +-4 % between boards: no two profiles equal),
 // wide_exact (p = 32, m = 2000, n = 4000), approx_10k (p = 10,000, epsilon 0.01),
@@ -65,10 +64,7 @@ struct Outcome {
   std::size_t thresholds = 0;  // the approximate front's, or the class walk's
   double bound_seconds = 0.0;  // the exact programme's bounds (sweep) or floor (class walk)
   double sweep_seconds = 0.0;  // the sweep or the class walk
-  std::size_t states = 0;      // the sweep's kept partial points
 };
-
-int probes = DpOptions{}.probes;  // the exact front's (--peak's optional argument)
 
 // One goal: which instance, and what is computed on it.
 struct Goal {
@@ -80,11 +76,9 @@ struct Goal {
 Outcome exact(const Case& c, unsigned threads) {
   DpOptions opt;
   opt.threads = threads;
-  opt.probes = probes;
   DpStats stats;
   const std::size_t points = pareto_front_dp(c.profile, c.n, opt, &stats).size();
-  return {points,      stats.threads, stats.classes, stats.thresholds, stats.bound_seconds, stats.sweep_seconds,
-          stats.states};
+  return {points, stats.threads, stats.classes, stats.thresholds, stats.bound_seconds, stats.sweep_seconds};
 }
 
 Outcome approx(const Case& c, unsigned threads) {
@@ -137,10 +131,11 @@ int peak(const std::string& name, unsigned threads) {
     std::printf(
         "{\"goal\": \"%s\", \"p\": %zu, \"n\": %lld, \"classes\": %zu, \"threads\": %u, \"seconds\": %.4f, "
         "\"front\": %zu, \"thresholds\": %zu, \"bound_seconds\": %.4f, \"sweep_seconds\": %.4f, "
-        "\"states\": %zu, \"probes\": %d, \"peak_rss_mib\": %.1f, \"rss_before_mib\": %.1f}\n",
+        "\"peak_rss_mib\": %.1f, \"rss_before_mib\": %.1f}\n",
         goal.name, c.profile.size(), static_cast<long long>(c.n), processor_classes(c.profile).count(), out.threads,
-        seconds, out.front, out.thresholds, out.bound_seconds, out.sweep_seconds, out.states, probes,
-        static_cast<double>(after.ru_maxrss) / 1024, static_cast<double>(before.ru_maxrss) / 1024);
+        seconds, out.front, out.thresholds, out.bound_seconds, out.sweep_seconds,
+        static_cast<double>(after.ru_maxrss) / 1024,
+        static_cast<double>(before.ru_maxrss) / 1024);
     return 0;
   }
   std::fprintf(stderr, "unknown goal %s\n", name.c_str());
@@ -150,10 +145,7 @@ int peak(const std::string& name, unsigned threads) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if ((argc == 4 || argc == 5) && std::string(argv[1]) == "--peak") {
-    if (argc == 5) probes = std::atoi(argv[4]);
-    return peak(argv[2], static_cast<unsigned>(std::atoi(argv[3])));
-  }
+  if (argc == 4 && std::string(argv[1]) == "--peak") return peak(argv[2], static_cast<unsigned>(std::atoi(argv[3])));
   for (const Goal& goal : goals())
     benchmark::RegisterBenchmark((std::string("cores/") + goal.name).c_str(),
                                  [&goal](benchmark::State& s) { run_goal(s, goal); })
