@@ -401,6 +401,7 @@ void DivisibleProblem::take_halo(Controller& c, std::size_t slot, std::size_t id
     s.copy_rows(c, tile, b, e, st.tile.get(), before + (row - nb.begin));
     return;
   }
+  c.wait();  // on a shared-memory kind the launches read these very rows
   const std::size_t rb = row_bytes(s);
   std::memcpy(tile_data(id, current_[slot].tiles[id]) + static_cast<std::size_t>(b) * rb, host_rows(id, row),
               static_cast<std::size_t>(e - b) * rb);
