@@ -89,8 +89,9 @@ class ControllerCore {
     bool device;
   };
   std::uint64_t copy_across(ControllerCore& giver, Place to, Place from, std::size_t bytes, void* bounce);
+  template <class What>  // take.cpp only
   void check_copy_rows(const TileState& to, index_t begin, index_t end, const TileState& from, index_t from_begin,
-                       const std::string& what) const;
+                       const What& what) const;
   void count_in(std::size_t bytes);
   // recording.cpp
   void refuse_while_recording(const std::string& what) const;

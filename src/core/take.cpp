@@ -141,25 +141,29 @@ std::uint64_t ControllerCore::copy_across(ControllerCore& giver, Place to, Place
   return ticket;
 }
 
+// The halo exchange calls this twice per block and exchange: the message is made only for an
+// error.
 void ControllerCore::copy_rows(const std::shared_ptr<TileState>& to, index_t begin, index_t end,
                                const std::shared_ptr<TileState>& from, index_t from_begin) {
-  const std::string what =
-      fmt::format("copy_rows into tile {} on controller {} from tile {}", to->label(), name_, from->label());
+  const auto what = [&] {
+    return fmt::format("copy_rows into tile {} on controller {} from tile {}", to->label(), name_, from->label());
+  };
   {
     std::lock_guard lock(mutex_);
-    refuse_while_recording(what);
-    if (to->owner != this) throw UsageError(what + ": the tile is not attached or internal to this controller");
+    if (recording_open_.load(std::memory_order_relaxed)) refuse_while_recording(what());
+    if (to->owner != this) throw UsageError(what() + ": the tile is not attached or internal to this controller");
   }
   ControllerCore* giver = from->owner;
   if (giver == nullptr || giver == this) {
-    throw UsageError(fmt::format("{}: the source is {}", what,
+    throw UsageError(fmt::format("{}: the source is {}", what(),
                                  giver ? "on this controller too (a kernel copies within one controller)"
                                        : "on no controller (attach it to the one whose kernels write it)"));
   }
   std::uint64_t ticket = 0;
   {
     std::scoped_lock lock(giver->mutex_, mutex_);
-    if (from->owner != giver) throw UsageError(what + ": another thread moved the source meanwhile");
+    if (from->owner != giver) throw UsageError(what() + ": another thread moved the source meanwhile");
+    if (giver->recording_open_.load(std::memory_order_relaxed)) giver->refuse_while_recording(what());
     check_copy_rows(*to, begin, end, *from, from_begin, what);
     // The giver's launches wrote the rows; this controller's may still read the rows they replace.
     giver->parts_.queue->wait(giver->parts_.queue->last_ticket());
@@ -184,17 +188,17 @@ void ControllerCore::copy_rows(const std::shared_ptr<TileState>& to, index_t beg
   raise_pending_error();
 }
 
+template <class What>
 void ControllerCore::check_copy_rows(const TileState& to, index_t begin, index_t end, const TileState& from,
-                                     index_t from_begin, const std::string& what) const {
-  refuse_while_recording(what);
-  from.owner->refuse_while_recording(what);
-  if (to.owner != this) throw UsageError(what + ": the tile is not attached or internal to this controller");
-  if (from.elem_size != to.elem_size || from.bytes() / static_cast<std::size_t>(std::max<index_t>(from.ext[0], 1)) !=
-                                            to.bytes() / static_cast<std::size_t>(std::max<index_t>(to.ext[0], 1))) {
-    throw UsageError(fmt::format("{}: rows differ ({} and {})", what, to.shape_str(), from.shape_str()));
+                                     index_t from_begin, const What& what) const {
+  const auto row = [](const TileState& t) {
+    return t.bytes() / static_cast<std::size_t>(std::max<index_t>(t.ext[0], 1));
+  };
+  if (from.elem_size != to.elem_size || row(from) != row(to)) {
+    throw UsageError(fmt::format("{}: rows differ ({} and {})", what(), to.shape_str(), from.shape_str()));
   }
   if (begin < 0 || end < begin || end > to.ext[0] || from_begin < 0 || from_begin + (end - begin) > from.ext[0]) {
-    throw UsageError(fmt::format("{}: rows [{}, {}) from row {}: not within {} and {} rows", what, begin, end,
+    throw UsageError(fmt::format("{}: rows [{}, {}) from row {}: not within {} and {} rows", what(), begin, end,
                                  from_begin, to.ext[0], from.ext[0]));
   }
 }

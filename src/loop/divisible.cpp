@@ -379,6 +379,9 @@ void DivisibleProblem::exchange(Controller& c, std::size_t slot, std::size_t id)
     rows(false, own_e, own_e + after);
     return;
   }
+  // Each block's launches finish before the barrier, all blocks at once: copy_rows then finds
+  // both controllers idle instead of waiting for one neighbour at a time under their locks.
+  c.wait();
   barrier_.wait();
   take_halo(c, slot, id, 0, own_b, cur.local.begin - own_b);
   take_halo(c, slot, id, own_e, own_e + after, cur.local.end);
