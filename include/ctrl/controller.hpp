@@ -116,8 +116,8 @@ class Controller {
   // Records the launches f makes on this controller, without running them, as a graph that
   // replay() runs again (include/ctrl/graph.hpp has the rules). The launches are checked as they
   // are recorded, as any launch is. While f runs, this controller only records: attach, detach,
-  // create_internal, destroy_internal, update_host/update_device, copy_rows, wait, replay and a nested
-  // record are UsageErrors. If f throws, nothing is recorded and the exception propagates.
+  // create_internal, destroy_internal, take, update_host/update_device, copy_rows, wait, replay
+  // and a nested record are UsageErrors. If f throws, nothing is recorded, and it propagates.
   template <class F>
   Graph record(F&& f) {
     begin_recording();
@@ -135,12 +135,12 @@ class Controller {
   void replay(const Graph& graph, std::uint64_t times = 1);
 
   // Rows [begin, end) of an attached tile (its first dimension), moved while it stays attached: a
-  // halo whose rows the host holds (docs/loop.md, "Halos"; copy_rows takes them from a neighbour). update_host
-  // waits for the launches queued before it and brings those rows of the device's copy home;
-  // update_device copies those rows of the host memory, which the caller has just written, into
-  // the device's copy before any later launch. Both return when the rows have moved; only the
-  // rows move (counted by transfers()); nothing moves on a kind that shares the host's memory,
-  // or when the side being updated is already the one the controller will use.
+  // halo whose rows the host holds (docs/loop.md, "Halos"; copy_rows takes them from a
+  // neighbour's tile). update_host waits for the launches queued before it and brings those rows
+  // of the device's copy home; update_device copies those rows of the host memory, which the
+  // caller has just written, into the device's copy before any later launch. Both return when
+  // the rows have moved; only the rows move (counted by transfers()); nothing moves on a kind
+  // that shares the host's memory, or when the side being updated is the one in use.
   template <class T>
   void update_host(T& tile, index_t begin, index_t end) { update_rows(tile.state_ptr(), begin, end, true); }
   template <class T>

@@ -390,7 +390,7 @@ void DivisibleProblem::exchange(Controller& c, std::size_t slot, std::size_t id)
 
 // Rows [b, e) of the slot's tile of array `id`, which hold instance rows from `row` (window rows):
 // from the tile of the neighbour whose block holds them, or, where no block of the round does
-// (a gap), from the host array.
+// (a gap), from the host array. The slot's launches have finished (exchange waited for them).
 void DivisibleProblem::take_halo(Controller& c, std::size_t slot, std::size_t id, index_t b, index_t e, index_t row) {
   if (b == e) return;
   const Spec& s = w_.specs_[id];
@@ -404,7 +404,6 @@ void DivisibleProblem::take_halo(Controller& c, std::size_t slot, std::size_t id
     s.copy_rows(c, tile, b, e, st.tile.get(), before + (row - nb.begin));
     return;
   }
-  c.wait();  // on a shared-memory kind the launches read these very rows
   const std::size_t rb = row_bytes(s);
   std::memcpy(tile_data(id, current_[slot].tiles[id]) + static_cast<std::size_t>(b) * rb, host_rows(id, row),
               static_cast<std::size_t>(e - b) * rb);
