@@ -99,7 +99,7 @@ step "ctrl devices: GPUs matched to their NVML meters by PCI bus id (issue 19)"
 step "CUDA goals: vector runs, replays, wrapped transfers, tiles taken GPU to GPU"
 rm -f "$OUT/cuda-goals.md"
 CTRL_BENCH_SUMMARY="$OUT/cuda-goals.md" timeout 240 "$BUILD/bench/bench_cuda" \
-  --benchmark_filter='BM_Vector|BM_ReplayEmpty|BM_ReplayJacobi|BM_EmptyLaunch|BM_WrappedTransfers|BM_DeviceCopy|BM_MatAddBandwidth$|BM_BlackScholesBandwidth$|BM_cudaMemcpyPeer|BM_peer_tile_move' \
+  --benchmark_filter='BM_Vector|BM_ReplayEmpty|BM_ReplayJacobi|BM_EmptyLaunch|BM_WrappedTransfers|BM_DeviceCopy|BM_MatAddBandwidth$|BM_BlackScholesBandwidth$|BM_cudaMemcpyPeer|BM_peer_tile_move|BM_DgemmTwoGpus' \
   --benchmark_out="$OUT/cuda-goals.json" --benchmark_out_format=json --benchmark_counters_tabular=false >/dev/null 2>&1
 echo "bench_cuda exit: $?"
 cat "$OUT/cuda-goals.md" 2>/dev/null

@@ -116,8 +116,8 @@ class Controller {
   // Records the launches f makes on this controller, without running them, as a graph that
   // replay() runs again (include/ctrl/graph.hpp has the rules). The launches are checked as they
   // are recorded, as any launch is. While f runs, this controller only records: attach, detach,
-  // create_internal, destroy_internal, update_host/update_device, wait, replay and a nested
-  // record are UsageErrors. If f throws, nothing is recorded and the exception propagates.
+  // create_internal, destroy_internal, take, update_host/update_device, copy_rows, wait, replay
+  // and a nested record are UsageErrors. If f throws, nothing is recorded, and it propagates.
   template <class F>
   Graph record(F&& f) {
     begin_recording();
@@ -134,17 +134,30 @@ class Controller {
   // wait() or detach(), as a launch's are. A graph replays only on the controller that recorded it.
   void replay(const Graph& graph, std::uint64_t times = 1);
 
-  // Rows [begin, end) of an attached tile (its first dimension), moved while it stays attached: the
-  // halo exchange of a stencil split across controllers (docs/loop.md, "Halos"). update_host
-  // waits for the launches queued before it and brings those rows of the device's copy home;
-  // update_device copies those rows of the host memory, which the caller has just written, into
-  // the device's copy before any later launch. Both return when the rows have moved; only the
-  // rows move (counted by transfers()); nothing moves on a kind that shares the host's memory,
-  // or when the side being updated is already the one the controller will use.
+  // Rows [begin, end) of an attached tile (its first dimension), moved while it stays attached: a
+  // halo whose rows the host holds (docs/loop.md, "Halos"; copy_rows takes them from a
+  // neighbour's tile). update_host waits for the launches queued before it and brings those rows
+  // of the device's copy home; update_device copies those rows of the host memory, which the
+  // caller has just written, into the device's copy before any later launch. Both return when
+  // the rows have moved; only the rows move (counted by transfers()); nothing moves on a kind
+  // that shares the host's memory, or when the side being updated is the one in use.
   template <class T>
   void update_host(T& tile, index_t begin, index_t end) { update_rows(tile.state_ptr(), begin, end, true); }
   template <class T>
   void update_device(T& tile, index_t begin, index_t end) { update_rows(tile.state_ptr(), begin, end, false); }
+  // Rows [begin, end) of `tile` (attached or internal here) replaced by rows [from, from + end -
+  // begin) of `source`, a tile attached or internal to another controller, with rows of the same
+  // size: a stencil's halo taken from the neighbour that computed it (docs/loop.md, "Halos").
+  // Waits for the launches queued on both controllers, then copies by the shortest path: straight
+  // from the other controller's memory where this one's reaches it (GPU to GPU: a peer copy, or a
+  // copy within one GPU; counted in transfers().bytes_peer), a memcpy between host memories (CPU
+  // kinds: nothing counted), otherwise through host memory (the other controller counts the copy
+  // out, this one the copy in). Returns when the rows have moved. Neither tile may be moved,
+  // detached or written by another thread meanwhile.
+  template <class T, class U>
+  void copy_rows(T& tile, index_t begin, index_t end, const U& source, index_t from) {
+    copy_rows_state(tile.state_ptr(), begin, end, source.state_ptr(), from);
+  }
 
   // Waits for every queued launch; rethrows the first failure since the last wait. On a CPU
   // controller of all the cores, the waiting thread may run a launch itself, in the place of the
@@ -179,6 +192,8 @@ class Controller {
   void create_internal_state(const std::shared_ptr<detail::TileState>& s);
   void destroy_internal_state(const std::shared_ptr<detail::TileState>& s);
   void update_rows(const std::shared_ptr<detail::TileState>& s, index_t begin, index_t end, bool to_host);
+  void copy_rows_state(const std::shared_ptr<detail::TileState>& s, index_t begin, index_t end,
+                       const std::shared_ptr<detail::TileState>& source, index_t from);
   void submit(detail::LaunchBody& body, Variant variant, const Threads& space, const detail::TileUse* uses,
               std::size_t n_uses);
   void begin_recording();

@@ -51,6 +51,10 @@ void Controller::destroy_internal_state(const std::shared_ptr<detail::TileState>
 void Controller::update_rows(const std::shared_ptr<detail::TileState>& s, index_t begin, index_t end, bool to_host) {
   core_->update_rows(s, begin, end, to_host);
 }
+void Controller::copy_rows_state(const std::shared_ptr<detail::TileState>& s, index_t begin, index_t end,
+                                 const std::shared_ptr<detail::TileState>& source, index_t from) {
+  core_->copy_rows(s, begin, end, source, from);
+}
 void Controller::submit(detail::LaunchBody& body, Variant variant, const Threads& space, const detail::TileUse* uses,
                         std::size_t n_uses) {
   core_->submit(body, variant, space, uses, n_uses);

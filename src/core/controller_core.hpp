@@ -26,6 +26,9 @@ class ControllerCore {
   void destroy_internal(const std::shared_ptr<TileState>& t);
   // take.cpp: tiles attached or internal to other controllers, handed to this one.
   void take(const std::vector<std::shared_ptr<TileState>>& tiles);
+  // take.cpp: rows of a tile on another controller copied into rows of one here (Controller::copy_rows).
+  void copy_rows(const std::shared_ptr<TileState>& to, index_t begin, index_t end,
+                 const std::shared_ptr<TileState>& from, index_t from_begin);
   void update_rows(const std::shared_ptr<TileState>& t, index_t begin, index_t end, bool to_host);
   // Settles the launch's copies and queues it. The body is moved to the heap only when the queue
   // runs tasks later (a queue thread); an inline queue (CUDA streams) runs it from here.
@@ -79,6 +82,16 @@ class ControllerCore {
   // take.cpp
   void take_one(const std::shared_ptr<TileState>& tile, ControllerCore& giver);
   void move_data(TileState& t, ControllerCore& giver, void* image);
+  // One end of a copy between two controllers: an address, and whether it lies in the
+  // controller's own memory (an image of a separate-memory kind) rather than in host memory.
+  struct Place {
+    void* at;
+    bool device;
+  };
+  std::uint64_t copy_across(ControllerCore& giver, Place to, Place from, std::size_t bytes, void* bounce);
+  template <class What>  // take.cpp only
+  void check_copy_rows(const TileState& to, index_t begin, index_t end, const TileState& from, index_t from_begin,
+                       const What& what) const;
   void count_in(std::size_t bytes);
   // recording.cpp
   void refuse_while_recording(const std::string& what) const;

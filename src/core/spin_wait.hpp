@@ -27,6 +27,18 @@ class SpinWait {
   // that shares this core (an oversubscribed machine) run; after that the waiter parks.
   static constexpr int yield_every = 64;
   static constexpr int default_spins = 4000;
+  // A wait whose partner is on another core by design (a pool's helpers and its runner: the
+  // helper of the runner's core stands aside) yields only after its first partner_elsewhere
+  // spins, as an OpenMP thread at a barrier only pauses: a yield is a system call, 1-2 µs in a
+  // virtual machine with page-table isolation (more than a whole fork/join), and a partner that
+  // comes while the waiter is inside one is seen that much later. Yielding every 64 spins left a
+  // waiting helper in the kernel about a third of its wait on the 2-core box (64 pauses take
+  // about 2 µs there, a yield 1.5). Waits whose partner may share the core (the queue thread,
+  // pinned beside a pool helper, and a host thread that waits for it) yield from the start.
+  static constexpr int partner_elsewhere = 512;
+
+  SpinWait() = default;
+  explicit SpinWait(int pure_spins) : pure_spins_(pure_spins) {}
 
   // Waits until pred() holds. pred must read the state with sequentially consistent atomics, and
   // the notifier must store it the same way before calling notify(). before_sleep() runs once,
@@ -36,8 +48,10 @@ class SpinWait {
   void wait(Pred pred, BeforeSleep before_sleep, int spins = default_spins) {
     for (int i = 0; i < spins; ++i) {
       if (pred()) return;
-      if (i % yield_every == yield_every - 1) std::this_thread::yield();
-      else cpu_relax();
+      if (i >= pure_spins_ && i % yield_every == yield_every - 1)
+        std::this_thread::yield();
+      else
+        cpu_relax();
     }
     before_sleep();
     std::unique_lock lock(mutex_);
@@ -61,6 +75,7 @@ class SpinWait {
   std::mutex mutex_;
   std::condition_variable cv_;
   std::atomic<int> sleepers_{0};
+  int pure_spins_ = 0;  // spins before the first yield
 };
 
 }  // namespace ctrl::detail

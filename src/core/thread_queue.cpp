@@ -4,14 +4,10 @@
 
 namespace ctrl::detail {
 
-namespace {
-
-std::int64_t now_ns() {
+std::int64_t Handoff::clock_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
-
-}  // namespace
 
 // Submitted, not finished, not handed to the queue thread, and no runner that would hand it over
 // when it stops.
@@ -32,7 +28,16 @@ void Handoff::hand_over() {
 }
 
 void Handoff::poll() {
-  if (unhanded() && now_ns() - deferred_at_.load() >= grace.count()) hand_over();
+  if (!unhanded()) return;
+  const std::uint64_t ticket = submitted_.load();
+  const std::int64_t now = clock_ns();
+  if (seen_ticket_.load() != ticket) {
+    // First seen now. Two watchers may both stamp it: the task is only handed over a little later.
+    seen_at_.store(now);
+    seen_ticket_.store(ticket);
+  } else if (now - seen_at_.load() >= grace.count()) {
+    hand_over();
+  }
 }
 
 void Handoff::unwatch() {
@@ -60,7 +65,6 @@ std::uint64_t ThreadQueue::submit(Task task) {
     std::lock_guard lock(tasks_mutex_);
     tasks_.push_back(std::move(task));
     ticket = h.submitted_.load() + 1;
-    h.deferred_at_.store(now_ns());
     h.submitted_.store(ticket);
   }
   // Left for a waiter only when nothing else is queued (else the runner is busy and this task
@@ -99,6 +103,7 @@ void ThreadQueue::run_next() {
     std::lock_guard lock(error_mutex_);
     if (!error_) error_ = std::current_exception();
     ++failures_;
+    failed_.store(true);
   }
   h_->completed_.store(h_->completed_.load() + 1);  // only the runner writes it
   h_->done_.notify();
@@ -121,9 +126,14 @@ void ThreadQueue::wait(std::uint64_t ticket) {
 }
 
 std::exception_ptr ThreadQueue::take_error(std::uint64_t& failures) {
+  if (!failed_.load()) {
+    failures = 0;
+    return nullptr;
+  }
   std::lock_guard lock(error_mutex_);
   failures = failures_;
   failures_ = 0;
+  failed_.store(false);
   return std::exchange(error_, nullptr);
 }
 

@@ -24,9 +24,10 @@ namespace ctrl::detail {
 // watcher (a pool helper) may poll it for a few spins after the queue is gone.
 class Handoff {
  public:
-  // How long a task submitted to an idle queue is left for a waiter to run before a watcher hands
-  // it to the queue thread: longer than a host takes from launch() to wait(), short next to a
-  // kernel worth running asynchronously.
+  // How long a task submitted to an idle queue is left for a waiter to run, from when a watcher
+  // first sees it, before a watcher hands it to the queue thread: longer than a host takes from
+  // launch() to wait(), short next to a kernel worth running asynchronously. The watchers time
+  // it, not the submitter: a launch reads no clock.
   static constexpr std::chrono::nanoseconds grace{5000};
 
   // A watcher is a thread that spins idle next to the queue (a CPU kind's pool helper; several
@@ -34,11 +35,18 @@ class Handoff {
   // sleep, stop or stand aside, and the last watcher to leave hands over what is left. It does
   // not unwatch while it works: it works only for a runner, and a runner hands over what is left
   // when it stops. poll(), called now and then while spinning (by any helper), hands over a task
-  // left longer than grace. A watcher counts itself once per idle spell, not once per launch: a
+  // seen left longer than grace. A watcher counts itself once per idle spell, not once per launch: a
   // launch adds no read-modify-write of the count.
+  //
+  // A task is left for a waiter only on an idle queue, after the pool's last job: none is older
+  // than the watcher's idle spell. A watcher therefore starts polling only grace after its spell
+  // began, so that in a run of launch + wait it reads none of the lines the host thread writes at
+  // every launch (each read there would make the host's next write wait for the line). A task
+  // nobody waits for thus starts between grace and twice grace (plus a few spins) after launch.
   void watch() { watchers_.fetch_add(1); }
   void unwatch();
   void poll();
+  static std::int64_t clock_ns();  // the steady clock, as poll() reads it
 
  private:
   friend class ThreadQueue;
@@ -48,7 +56,6 @@ class Handoff {
   // One cache line per writer: the submitter, the runner, the rest (rarely written). Watchers
   // only read them, and only now and then.
   alignas(64) std::atomic<std::uint64_t> submitted_{0};
-  std::atomic<std::int64_t> deferred_at_{0};  // steady-clock ns of the last submission
   alignas(64) std::atomic<std::uint64_t> completed_{0};
   std::atomic<bool> running_{false};                  // a runner (the queue thread or a waiter) holds the tasks
   alignas(64) std::atomic<std::uint64_t> handed_{0};  // tasks the queue thread runs without waiting for a waiter
@@ -56,6 +63,10 @@ class Handoff {
   std::atomic<bool> stopping_{false};
   SpinWait work_;  // the queue thread waits for handed tasks
   SpinWait done_;  // hosts wait for completion, or for the runner's place
+  // The last ticket a watcher's poll() found left for a waiter, and when (clock_ns()): written by
+  // the watchers only, once grace has passed since their last job.
+  alignas(64) std::atomic<std::uint64_t> seen_ticket_{0};
+  std::atomic<std::int64_t> seen_at_{0};
 };
 
 class ThreadQueue final : public Queue {
@@ -86,6 +97,7 @@ class ThreadQueue final : public Queue {
   std::mutex tasks_mutex_;
   std::deque<Task> tasks_;
 
+  std::atomic<bool> failed_{false};  // error_ is set: take_error() takes the lock only then (at every wait)
   std::mutex error_mutex_;
   std::exception_ptr error_;
   std::uint64_t failures_ = 0;

@@ -46,10 +46,14 @@ void CpuExecution::run(const LaunchBody& body, Variant v, const Threads& space, 
     run_dynamic(body, v, chunk_grid(space, w), ptrs);
     return;
   }
-  const BlockGrid grid = static_grid(space, w);
-  pool_.run([&](int worker) {
-    if (worker < grid.count()) body.run_cpu_block(v, grid.block(worker, worker, w), ptrs);
-  });
+  // The grid in a member and the rest by value: the job (five words) goes onto the helpers' line,
+  // and a helper reads the grid and the body at once rather than after the runner's stack.
+  grid_ = static_grid(space, w);
+  const auto share = [grid = &grid_, b = &body, v, ptrs, w](int worker) {
+    if (worker < grid->count()) b->run_cpu_block(v, grid->block(worker, worker, w), ptrs);
+  };
+  static_assert(WorkerPool::copied_onto_line<decltype(share)>);
+  pool_.run(share);
 }
 
 void CpuExecution::run_dynamic(const LaunchBody& body, Variant v, const BlockGrid& grid, void* const* ptrs) {

@@ -39,6 +39,7 @@ class CpuExecution final : public ExecutionModel, public CpuContext {
   void run_dynamic(const LaunchBody& body, Variant v, const BlockGrid& grid, void* const* ptrs);
 
   WorkerPool pool_;
+  BlockGrid grid_;  // the static launch's grid, written by its runner, read by the helpers
 };
 
 // The host's own memory, used in place: a shared-memory communication model.

@@ -47,22 +47,24 @@ int WorkerPool::worker_here() const {
 void WorkerPool::record(std::exception_ptr e) {
   std::lock_guard lock(error_mutex_);
   if (!error_) error_ = std::move(e);
+  failed_.store(true);
 }
 
 // Only the runner (or the destructor, once no runner is left) writes the word.
-void WorkerPool::publish(int runner) {
-  const std::uint64_t generation = (epoch_.load() >> worker_bits) + 1;
-  epoch_.store(generation << worker_bits | static_cast<std::uint64_t>(runner));
+std::uint64_t WorkerPool::publish(int runner) {
+  const std::uint64_t word =
+      (generation_of(line_.epoch.load()) + 1) << worker_bits | static_cast<std::uint64_t>(runner);
+  line_.epoch.store(word);
+  return word;
 }
 
-void WorkerPool::run(JobRef job) {
+void WorkerPool::run_job(JobRef job) {
   // Where the caller is on none of the cores (it moved since it was let run), it takes worker 0's
   // share: the result is the same, only that share runs off its core.
   const int here = roaming_ && size() > 1 ? worker_here() : 0;
   const int runner = here < 0 ? 0 : here;
-  job_ = &job;
-  pending_.store(size() - 1);
-  publish(runner);  // publishes job_ to the helpers
+  line_.job = job;
+  const std::uint64_t word = publish(runner);  // publishes the job to the helpers
   start_.notify();
   // The helper that stood aside for the previous caller has a share again; it sleeps until told.
   if (runner != last_runner_) {
@@ -74,12 +76,14 @@ void WorkerPool::run(JobRef job) {
   } catch (...) {
     record(std::current_exception());
   }
-  if (size() > 1) finish_.wait([&] { return pending_.load() == 0; });
-  job_ = nullptr;
+  const std::uint64_t all_done = arrivals_by(word);
+  if (size() > 1) finish_.wait([&] { return arrived_.load() >= all_done; });
+  if (!failed_.load()) return;
   std::exception_ptr e;
   {
     std::lock_guard lock(error_mutex_);
     e = std::exchange(error_, nullptr);
+    failed_.store(false);
   }
   if (e) std::rethrow_exception(e);
 }
@@ -87,26 +91,32 @@ void WorkerPool::run(JobRef job) {
 // Between jobs a helper spins, and while it spins it watches the controller's queue: a launch
 // left there for a waiter that never comes goes to the queue thread (thread_queue.hpp). Every
 // spinning helper watches; one stops watching only when it is about to sleep (or to stand aside),
-// and the last one to stop hands over what is left. Every helper polls, every poll_every spins:
-// one of them is running whatever the load. Returns the word that ended the wait.
+// and the last one to stop hands over what is left. Every helper polls, every poll_every spins
+// once grace has passed since its last job (no launch left for a waiter is older than that): one
+// of them is running whatever the load, and in a run of launch + wait none touches the queue.
+// Returns the word that ended the wait.
 std::uint64_t WorkerPool::wait_for_job(std::uint64_t seen, bool& watching) {
   std::uint64_t word = seen;
   Handoff* h = handoff_.get();
   if (!h) {
-    start_.wait([&] { return (word = epoch_.load()) != seen; });
+    start_.wait([&] { return (word = line_.epoch.load()) != seen; });
     return word;
   }
   constexpr unsigned poll_every = 32;  // the queue's state is read now and then, not fought over
   unsigned spins = 0;
   bool spinning = true;
+  const std::int64_t poll_from = Handoff::clock_ns() + Handoff::grace.count();
+  bool polling = false;
   if (!watching) {
     h->watch();
     watching = true;
   }
   start_.wait(
       [&] {
-        if (spinning && ++spins % poll_every == 0) h->poll();
-        return (word = epoch_.load()) != seen;
+        if (spinning && ++spins % poll_every == 0 && (polling || (polling = Handoff::clock_ns() >= poll_from))) {
+          h->poll();
+        }
+        return (word = line_.epoch.load()) != seen;
       },
       [&] {
         spinning = false;
@@ -125,7 +135,7 @@ void WorkerPool::stand_aside(int w, bool& watching) {
     watching = false;
   }
   const auto mine = static_cast<std::uint64_t>(w);
-  aside_[w].wait([&] { return stopping_.load() || worker_of(epoch_.load()) != mine; }, [] {}, 0);
+  aside_[w].wait([&] { return stopping_.load() || worker_of(line_.epoch.load()) != mine; }, [] {}, 0);
 }
 
 void WorkerPool::helper(int w) {
@@ -144,11 +154,11 @@ void WorkerPool::helper(int w) {
       continue;
     }
     try {
-      (*job_)(w);
+      line_.job(w);
     } catch (...) {
       record(std::current_exception());
     }
-    if (pending_.fetch_sub(1) == 1) finish_.notify();
+    if (arrived_.fetch_add(1) + 1 == arrivals_by(seen)) finish_.notify();  // the job's last share
   }
   if (watching) handoff_->unwatch();  // a watcher that stops hands over too
 }

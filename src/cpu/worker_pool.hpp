@@ -3,9 +3,9 @@
 // host thread that waits on the controller and runs its launch itself (thread_queue.hpp) takes the
 // share of the worker whose core it is on, as an OpenMP master thread is thread 0 wherever it
 // runs. Helper threads run the other shares; they spin briefly and then sleep between jobs. A
-// fork/join costs what an OpenMP parallel region does: one word that the helpers spin on (the
-// generation and the runner's worker), one counter of those still working, no allocation
-// (docs/model.md, "Launch cost on CPU cores").
+// fork/join costs what an OpenMP parallel region does: one line that the helpers spin on (the
+// generation, the runner's worker and the job), one count of the shares the helpers finished,
+// which only they write, no allocation (docs/model.md, "Launch cost on CPU cores").
 #pragma once
 #include "../core/spin_wait.hpp"
 #include "../core/thread_queue.hpp"
@@ -15,6 +15,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -24,14 +25,15 @@ namespace ctrl::detail {
 // A job borrowed for the length of one run(): a callable on the caller's stack, no allocation.
 class JobRef {
  public:
+  JobRef() = default;
   template <class F, class = std::enable_if_t<!std::is_same_v<std::remove_cvref_t<F>, JobRef>>>
   JobRef(const F& f)  // NOLINT(google-explicit-constructor): run([&](int w) {...}) reads best
       : self_(&f), call_([](const void* s, int w) { (*static_cast<const F*>(s))(w); }) {}
   void operator()(int worker) const { call_(self_, worker); }
 
  private:
-  const void* self_;
-  void (*call_)(const void*, int);
+  const void* self_ = nullptr;
+  void (*call_)(const void*, int) = nullptr;
 };
 
 class WorkerPool {
@@ -58,15 +60,40 @@ class WorkerPool {
   // roaming pool) or worker 0's, and that worker's helper stands aside for this job: each share
   // runs once, and the helper does not spin on the caller's core. One thread at a time calls it
   // (the queue's runner); it may move to another core meanwhile (only the speed changes).
-  void run(JobRef job);
+  //
+  // A job that can be copied byte for byte and is small (a lambda holding a few pointers and
+  // numbers: CpuExecution's static launch) is copied onto the line the helpers spin on, beside
+  // the word that starts it: a helper then finds what it points to at once (the launch's body,
+  // its grid) instead of first reading the job from the runner's stack, one cache miss fewer
+  // before the share starts. Larger jobs are read where they are.
+  static constexpr std::size_t inline_align = 8, inline_bytes = 40;
+  template <class F>
+  static constexpr bool copied_onto_line = std::is_trivially_copyable_v<F> && sizeof(F) <= inline_bytes &&
+                                           alignof(F) <= inline_align;
+  template <class F>
+  void run(const F& job) {
+    if constexpr (copied_onto_line<F>) {
+      run_job(JobRef(*::new (static_cast<void*>(line_.inline_job)) F(job)));
+    } else {
+      run_job(JobRef(job));
+    }
+  }
 
  private:
   // The word the helpers wait on: a generation above the runner's worker. One atomic, so that a
   // helper reads which job is new and whose share the runner took at once.
   static constexpr int worker_bits = 16;
   static std::uint64_t worker_of(std::uint64_t word) { return word & ((std::uint64_t{1} << worker_bits) - 1); }
-  void publish(int runner);
+  static std::uint64_t generation_of(std::uint64_t word) { return word >> worker_bits; }
+  // Returns the word published.
+  std::uint64_t publish(int runner);
+  // How many shares the helpers have finished once every job up to `word`'s has: size() - 1 a job
+  // (every helper but the one standing aside, or every helper of a pool that does not roam).
+  std::uint64_t arrivals_by(std::uint64_t word) const {
+    return generation_of(word) * static_cast<std::uint64_t>(size() - 1);
+  }
 
+  void run_job(JobRef job);
   void helper(int w);
   std::uint64_t wait_for_job(std::uint64_t seen, bool& watching);
   void stand_aside(int w, bool& watching);
@@ -80,14 +107,24 @@ class WorkerPool {
   int last_runner_ = 0;  // the worker whose share the previous run()'s caller took (runner only)
   std::vector<std::thread> helpers_;
   std::unique_ptr<SpinWait[]> aside_;  // per worker: where its helper sleeps while it stands aside
-  // The word and the job on a line of their own, read by every helper; the count of helpers
-  // still working on another, written by each.
-  alignas(64) std::atomic<std::uint64_t> epoch_{0};
-  std::atomic<bool> stopping_{false};
-  const JobRef* job_ = nullptr;
-  alignas(64) std::atomic<int> pending_{0};
-  alignas(64) SpinWait start_;
-  SpinWait finish_;
+
+  std::atomic<bool> stopping_{false};  // read by the helpers at each job, written once
+  // The word and the job (a copy: the helpers read no line of the runner's stack to find it,
+  // and a small job itself) on a line of their own, written by the runner only, read by every
+  // helper. The helpers' count of finished shares on another, written by the helpers only: it
+  // only grows, so the runner does not reset it before a job (a store that would first take the
+  // line back from the helpers).
+  struct alignas(64) Line {
+    std::atomic<std::uint64_t> epoch{0};
+    JobRef job;
+    alignas(inline_align) unsigned char inline_job[inline_bytes];
+  };
+  static_assert(sizeof(Line) == 64, "the word and the job fill one cache line");
+  Line line_;
+  alignas(64) std::atomic<std::uint64_t> arrived_{0};
+  alignas(64) SpinWait start_{SpinWait::partner_elsewhere};
+  SpinWait finish_{SpinWait::partner_elsewhere};
+  std::atomic<bool> failed_{false};  // error_ is set: run() takes the lock only then
   std::mutex error_mutex_;
   std::exception_ptr error_;
 };

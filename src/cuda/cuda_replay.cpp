@@ -8,9 +8,12 @@
 // with cudaGraphExecUpdate (re-instantiating only where the update is refused): one path for
 // every node kind, kernel or library, and a launch already queued keeps the parameters it had.
 //
-// replay(n) launches graphs that hold the sequence 2^k times in a row (built on first use and
-// kept), largest first: n = 1000 replays of Jacobi's two kernels are 6 graph launches, not 1000,
-// so that the host's launch cost stays far below the kernels' time. A sequence that captured as a
+// replay(n) launches graphs that hold the sequence many times in a row (built on first use and
+// kept): as many full graphs as n holds, then the rest as one graph of exactly that many copies
+// (a few such counts are kept; beyond them, graphs of 2^k copies, largest first). n = 1000
+// replays of Jacobi's two kernels are one graph launch, not 1000, so that the host's launch cost
+// stays far below the kernels' time; as 6 graphs of 2^k copies they took 2-4 % longer than one
+// hand-captured graph of the same kernels (H100), each graph launch a gap on the GPU. A sequence that captured as a
 // chain of kernel nodes (generic and native launches) is repeated as kernel nodes, one chain, as
 // a hand-captured graph of the same launches is; any other (library nodes, branches) as
 // child-graph nodes, a level of nesting between every copy.
@@ -19,6 +22,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <exception>
 #include <map>
 #include <utility>
@@ -30,7 +34,12 @@ namespace {
 
 // A graph launch covers at most this many kernel nodes (or the sequence once, if larger): long
 // enough to hide a launch's host cost, small enough to instantiate in a few milliseconds.
-constexpr std::size_t nodes_per_launch = 1024;
+constexpr std::size_t nodes_per_launch = 2048;
+
+// Graphs of an exact number of copies (a replay's rest) kept at most; other rests are launched
+// as graphs of 2^k copies, so that a program replaying ever other counts keeps a bounded number
+// of graphs (each one updated when parameters change).
+constexpr std::size_t exact_graphs = 8;
 
 // The device's context on the capture stream. The cuBLAS handle and cuFFT plans are bound to the
 // capture stream while the sequence is captured and bound back to the compute stream after.
@@ -112,9 +121,15 @@ class CudaReplayPlan final : public ReplayPlan {
     if (nodes_ == 0) return;  // every launch had an empty index space
     dev_->before_kernel();    // the replay's copies (on the copy stream) come first
     const std::uint64_t most = most_copies();
-    for (std::uint64_t left = times; left > 0;) {
-      std::uint64_t copies = most;
-      while (copies > left) copies /= 2;
+    std::uint64_t left = times;
+    for (; left >= most; left -= most) launch(exec_for(most));
+    if (left > 0 && (execs_.count(left) != 0 || exact_ < exact_graphs)) {
+      if (execs_.count(left) == 0 && !power_of_two(left)) ++exact_;
+      launch(exec_for(left));
+      left = 0;
+    }
+    for (std::uint64_t copies = std::bit_floor(left); left > 0; copies /= 2) {
+      if (copies > left) continue;
       launch(exec_for(copies));
       left -= copies;
     }
@@ -123,12 +138,9 @@ class CudaReplayPlan final : public ReplayPlan {
   }
 
  private:
-  // The largest power of two of copies of the sequence one graph launch holds.
-  std::uint64_t most_copies() const {
-    std::uint64_t copies = 1;
-    while (2 * copies * nodes_ <= nodes_per_launch) copies *= 2;
-    return copies;
-  }
+  // The most copies of the sequence one graph launch holds (at least one).
+  std::uint64_t most_copies() const { return std::max<std::uint64_t>(1, nodes_per_launch / nodes_); }
+  static bool power_of_two(std::uint64_t n) { return std::has_single_bit(n); }
 
   void capture(const RecordedSequence& sequence) {
     stale_ = true;
@@ -280,7 +292,8 @@ class CudaReplayPlan final : public ReplayPlan {
   std::size_t nodes_ = 0;
   std::vector<cudaGraphNode_t> chain_;  // graph_'s kernel nodes in order, if it is one chain of them
   bool stale_ = true;  // graph_ and the execs do not hold the current parameters (none captured yet, or it failed)
-  std::map<std::uint64_t, cudaGraphExec_t> execs_;  // by copies of the sequence: 1, 2, 4, ...
+  std::map<std::uint64_t, cudaGraphExec_t> execs_;  // by copies of the sequence
+  std::size_t exact_ = 0;                            // of those, counts that are no power of two
   CudaDevice::LaunchRecord last_{};
 };
 

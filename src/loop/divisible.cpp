@@ -173,6 +173,7 @@ class DivisibleProblem final : public Problem {
   void set_up(Controller& c, std::size_t slot);
   void tear_down(Controller& c, std::size_t slot, bool keep);
   void exchange(Controller& c, std::size_t slot, std::size_t id);
+  void take_halo(Controller& c, std::size_t slot, std::size_t id, index_t b, index_t e, index_t row);
   std::size_t saved() const;
 
   const Divisible& w_;
@@ -182,6 +183,7 @@ class DivisibleProblem final : public Problem {
   std::vector<std::vector<std::shared_ptr<void>>> replicas_;  // whole arrays: one per slot
   std::vector<std::vector<Staging>> staging_;               // [slot][array]
   std::vector<Current> current_;                            // [slot]
+  std::vector<Block> round_;                                // [slot]: the round's blocks, in window rows
   bool together_ = false;
   Barrier barrier_;
 };
@@ -251,7 +253,10 @@ void DivisibleProblem::fill(std::size_t id) {
 void DivisibleProblem::prepare_round(const std::vector<Block>& blocks, bool together) {
   together_ = together;
   std::size_t active = 0;
+  round_.clear();
   for (const Block& b : blocks) {
+    const bool inside = !b.empty() && b.begin >= first_ && b.end <= first_ + rows_;  // else run_block refuses it
+    round_.push_back(inside ? Block{b.begin - first_, b.end - first_} : Block{});
     if (b.empty()) continue;
     ++active;
     for (const Spec& s : w_.specs_)
@@ -348,11 +353,12 @@ void DivisibleProblem::run_block(Controller& c, Block block, std::size_t slot) {
   }
 }
 
-// Halo rows of array `id` for one slot. Together: the block's first and last halo-deep rows go
-// home into the host array (whose rows each block owns alone), all wait, then the rows around the
-// block come from the host array into the staging tile and the device; all wait again, so that
-// no block publishes its next rows before every neighbour has read these. Alone: the same rows
-// move, and the halo keeps its values (no neighbour writes them).
+// Halo rows of array `id` for one slot. Together: all wait until every block's launches up to
+// this exchange are queued, then each block copies the rows around it from its neighbours' tiles
+// into its own (Controller::copy_rows, which waits for the neighbour's launches and takes the
+// shortest path between the two memories); all wait again, so that no block writes its next rows
+// before every neighbour has read these. Alone: the halo's rows go home and back, as many as a
+// run with neighbours moves, and keep their values (no neighbour writes them).
 void DivisibleProblem::exchange(Controller& c, std::size_t slot, std::size_t id) {
   const Spec& s = w_.specs_.at(id);
   Current& cur = current_[slot];
@@ -361,34 +367,47 @@ void DivisibleProblem::exchange(Controller& c, std::size_t slot, std::size_t id)
                                  "once, a scratch array has no host rows)",
                                  w_.name(), s.name));
   if (s.halo == 0) return;
-  auto& tile = cur.tiles[id];
-  const index_t own_b = cur.before[id], own_e = own_b + cur.local.rows();
-  const index_t top = std::min(own_b + s.halo, own_e), bottom = std::max(own_e - s.halo, own_b);
-  const std::size_t rb = row_bytes(s);
-  std::byte* staged = tile_data(id, tile);
+  void* tile = cur.tiles[id].get();
+  const index_t own_b = cur.before[id], own_e = own_b + cur.local.rows(), after = cur.after[id];
   auto rows = [&](bool to_host, index_t b, index_t e) {
-    if (b < e) s.move_rows(c, tile.get(), to_host, b, e);
+    if (b < e) s.move_rows(c, tile, to_host, b, e);
   };
   if (!together_) {
-    // Alone: the same number of rows each way as with neighbours, and the halo's values kept
-    // (the device's copy of them is the current one: bring it home, and back).
     rows(true, 0, own_b);
-    rows(true, own_e, own_e + cur.after[id]);
-  } else {
-    rows(true, own_b, top);
-    rows(true, bottom, own_e);
-    std::memcpy(host_rows(id, cur.local.begin), staged + static_cast<std::size_t>(own_b) * rb,
-                static_cast<std::size_t>(top - own_b) * rb);
-    std::memcpy(host_rows(id, cur.local.begin + (bottom - own_b)), staged + static_cast<std::size_t>(bottom) * rb,
-                static_cast<std::size_t>(own_e - bottom) * rb);
-    barrier_.wait();
-    std::memcpy(staged, host_rows(id, cur.local.begin - own_b), static_cast<std::size_t>(own_b) * rb);
-    std::memcpy(staged + static_cast<std::size_t>(own_e) * rb, host_rows(id, cur.local.end),
-                static_cast<std::size_t>(cur.after[id]) * rb);
+    rows(true, own_e, own_e + after);
+    rows(false, 0, own_b);
+    rows(false, own_e, own_e + after);
+    return;
   }
-  rows(false, 0, own_b);
-  rows(false, own_e, own_e + cur.after[id]);
-  if (together_) barrier_.wait();
+  // Each block's launches finish before the barrier, all blocks at once: copy_rows then finds
+  // both controllers idle instead of waiting for one neighbour at a time under their locks.
+  c.wait();
+  barrier_.wait();
+  take_halo(c, slot, id, 0, own_b, cur.local.begin - own_b);
+  take_halo(c, slot, id, own_e, own_e + after, cur.local.end);
+  barrier_.wait();
+}
+
+// Rows [b, e) of the slot's tile of array `id`, which hold instance rows from `row` (window rows):
+// from the tile of the neighbour whose block holds them, or, where no block of the round does
+// (a gap), from the host array. The slot's launches have finished (exchange waited for them).
+void DivisibleProblem::take_halo(Controller& c, std::size_t slot, std::size_t id, index_t b, index_t e, index_t row) {
+  if (b == e) return;
+  const Spec& s = w_.specs_[id];
+  void* tile = current_[slot].tiles[id].get();
+  for (std::size_t k = 0; k < round_.size(); ++k) {
+    const Block nb = round_[k];
+    if (k == slot || nb.empty() || row < nb.begin || row + (e - b) > nb.end) continue;
+    // The staging tile, not current_'s pointer: the neighbour resets that after a failure.
+    const Staging& st = staging_[k][id];
+    const index_t before = std::min(s.halo, nb.begin);  // that tile's halo rows before its block
+    s.copy_rows(c, tile, b, e, st.tile.get(), before + (row - nb.begin));
+    return;
+  }
+  const std::size_t rb = row_bytes(s);
+  std::memcpy(tile_data(id, current_[slot].tiles[id]) + static_cast<std::size_t>(b) * rb, host_rows(id, row),
+              static_cast<std::size_t>(e - b) * rb);
+  s.move_rows(c, tile, false, b, e);
 }
 
 Check DivisibleProblem::verify(const std::vector<Block>& blocks) const {

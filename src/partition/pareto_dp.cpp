@@ -36,24 +36,28 @@ constexpr std::uint32_t none = UINT32_MAX;
 constexpr std::size_t class_walk_memory_cap = std::size_t{2} << 30;
 
 // The first i in [0, len) with a + b[i] < c[i], or len. Blocks of 8 are tested with vector
-// compares and no branch per element, so the common case (no improvement) costs little.
+// compares and no branch per element, so the common case (no improvement) costs little; the last
+// block too, whole: b and c must be readable up to 8 entries past len (the sweep's arrays have
+// that much room), and what lies past len is never an answer.
+constexpr std::int32_t block_pad = 8;
 using Vec4 = double __attribute__((vector_size(32)));
 using Mask4 = long long __attribute__((vector_size(32)));
 
 inline std::int32_t next_improvement(double a, const double* b, const double* c, std::int32_t len) {
-  std::int32_t i = 0;
   const Vec4 a4 = {a, a, a, a};
-  for (; i + 8 <= len; i += 8) {
+  for (std::int32_t i = 0; i < len; i += 8) {
     Vec4 b0, b1, c0, c1;
     std::memcpy(&b0, b + i, sizeof b0);
     std::memcpy(&b1, b + i + 4, sizeof b1);
     std::memcpy(&c0, c + i, sizeof c0);
     std::memcpy(&c1, c + i + 4, sizeof c1);
     const Mask4 m = ((a4 + b0) < c0) | ((a4 + b1) < c1);
-    if ((m[0] | m[1]) | (m[2] | m[3])) break;
+    if ((m[0] | m[1]) | (m[2] | m[3])) {
+      for (const std::int32_t last = std::min(i + 8, len); i < last; ++i)
+        if (a + b[i] < c[i]) return i;
+      return len;  // only past len: this was the last block
+    }
   }
-  for (; i < len; ++i)
-    if (a + b[i] < c[i]) return i;
   return len;
 }
 
@@ -98,7 +102,9 @@ struct SweepInput {
   const double* event_energy = nullptr;
   const std::vector<Item>* items = nullptr;  // usable items of this level's processor, by rank
   std::vector<std::uint32_t> clip;           // per target: least final time (rank), or none
-  const double* bound = nullptr;             // per (remaining workload, probe): energy to beat
+  const double* bound = nullptr;             // per (probe, remaining workload): energy to beat
+  const double* each = nullptr;              // the same for a final time in that probe interval only
+  double slack = 0.0;                        // added to every bound
   const std::uint32_t* probe_of = nullptr;   // per rank: the probe interval it lies in
   std::size_t probes = 0;
   std::uint32_t last_rank = 0;
@@ -107,11 +113,40 @@ struct SweepInput {
 // Per-thread state of the sweep, reused across levels.
 struct Sweeper {
   void run(const SweepInput& s, std::int32_t lo, std::int32_t hi, std::vector<std::vector<Record>>& out);
+  void cap(const SweepInput& s, std::int32_t lo, std::int32_t hi, std::uint32_t rank);
 
   std::vector<double> cv, nv, eact;
   std::vector<std::uint32_t> cur, pos;
   std::vector<std::int32_t> active;
+  std::vector<Record> last;  // per target: its latest point, not yet in `out` (rank none: no point)
 };
+
+// A target's least energy so far starts at, and is lowered to, the most its points may cost (the
+// probes' bound at its least final time, then at every probe threshold the sweep passes): a
+// candidate above it would be dropped, and so would every later one it hid (they cost more, and
+// the bound only falls with time), so it is never recorded. Targets no point may reach get -inf.
+// At rank 0 every target starts; at a threshold, those whose least final time it has passed.
+void Sweeper::cap(const SweepInput& s, std::int32_t lo, std::int32_t hi, std::uint32_t rank) {
+  const std::int32_t n = s.in->n, top = std::min(hi, n + 1);
+  if (rank == 0) {
+    for (std::int32_t w = lo; w < top; ++w) {
+      const std::uint32_t clip = s.clip[static_cast<std::size_t>(w)];
+      double& v = nv[static_cast<std::size_t>(w)];
+      if (clip == none)
+        v = -inf;
+      else if (s.bound != nullptr)
+        v = s.bound[s.probe_of[clip] * s.in->stride() + static_cast<std::size_t>(n - w)];
+    }
+    return;
+  }
+  const double* b = s.bound + s.probe_of[rank] * s.in->stride() + static_cast<std::size_t>(n);  // b[-w]
+  const std::uint32_t* clip = s.clip.data();
+  double* v = nv.data();
+  for (std::int32_t w = lo; w < top; ++w) {
+    const double least = std::min(v[w], b[-w]);
+    v[w] = clip[w] <= rank ? least : v[w];
+  }
+}
 
 // The sweep of one level for the targets [lo, hi) (compiled for AVX2 beside the baseline, the
 // improvement test inlined in each).
@@ -119,12 +154,13 @@ CTRL_PARTITION_SIMD void Sweeper::run(const SweepInput& s, std::int32_t lo, std:
                                       std::vector<std::vector<Record>>& out) {
   const std::int32_t n = s.in->n;
   const std::size_t size = static_cast<std::size_t>(n) + 1;
-  cv.assign(size, inf);
-  nv.assign(size, inf);
-  eact.assign(size, inf);
+  cv.assign(size + block_pad, inf);  // next_improvement reads whole blocks past the end
+  nv.assign(size + block_pad, inf);
+  eact.assign(size + block_pad, inf);
   cur.assign(size, 0);
   pos.assign(s.src->offset.begin(), s.src->offset.end() - 1);
   active.clear();
+  last.assign(size, Record{none, 0, 0, 0.0});
   std::int32_t xmax = -1;
   for (std::int32_t w = lo; w < hi; ++w) {
     // Fronts grow slowly from level to level: room for a quarter more points than last time,
@@ -135,18 +171,26 @@ CTRL_PARTITION_SIMD void Sweeper::run(const SweepInput& s, std::int32_t lo, std:
     if (v.capacity() < want) v.reserve(want);
   }
 
+  // A point of target w is only ever extended to final times before the target's next point (at
+  // later times the next one costs less, by more than the slack): it is dropped when the probes
+  // bound it in the intervals of those times alone. So each point waits in `last` for the next
+  // one (a point of the same time replaces it); `out` is only written, never read, here.
+  const auto superseded = [&](std::int32_t w, const Record& q, std::uint32_t r, double c) {
+    if (s.each == nullptr || !(q.energy > c + s.slack)) return false;
+    const double* each = s.each + static_cast<std::size_t>(n - w);
+    for (std::uint32_t i = s.probe_of[q.rank], to = s.probe_of[r - 1]; i <= to; ++i)
+      if (q.energy < each[i * size]) return false;
+    return true;
+  };
+  // Every candidate recorded is below its bound (cap), so it is a point.
   auto record = [&](std::int32_t w, std::uint32_t rank, double c, std::int32_t x, std::uint32_t j) {
-    const std::uint32_t clip = s.clip[static_cast<std::size_t>(w)];
-    if (clip == none) return;
-    const std::uint32_t r = std::max(rank, clip);
-    if (s.bound != nullptr && c > s.bound[static_cast<std::size_t>(n - w) * s.probes + s.probe_of[r]]) return;
-    auto& v = out[static_cast<std::size_t>(w)];
-    if (!v.empty() && v.back().rank == r)
-      v.back() = Record{r, x, j, c};
-    else
-      v.push_back(Record{r, x, j, c});
+    const std::uint32_t r = std::max(rank, s.clip[static_cast<std::size_t>(w)]);
+    Record& q = last[static_cast<std::size_t>(w)];
+    if (q.rank != r && q.rank != none && !superseded(w, q, r, c)) out[static_cast<std::size_t>(w)].push_back(q);
+    q = Record{r, x, j, c};
   };
 
+  cap(s, lo, hi, 0);
   const std::vector<Item>& items = *s.items;
   std::int32_t reach = 0;  // the largest usable size
   for (const Item& it : items) reach = std::max(reach, it.size);
@@ -154,6 +198,7 @@ CTRL_PARTITION_SIMD void Sweeper::run(const SweepInput& s, std::int32_t lo, std:
   const bool whole = a == 0 && hi > n;
   std::size_t ai = 0;
   for (std::uint32_t rank = 0; rank <= s.last_rank; ++rank) {
+    if (s.bound != nullptr && rank > 0 && s.probe_of[rank] != s.probe_of[rank - 1]) cap(s, lo, hi, rank);
     // Items of this time become usable: combine them with every source's current point.
     for (; ai < items.size() && items[ai].rank == rank; ++ai) {
       const std::int32_t x = items[ai].size;
@@ -206,6 +251,10 @@ CTRL_PARTITION_SIMD void Sweeper::run(const SweepInput& s, std::int32_t lo, std:
         ++x;
       }
     }
+  }
+  for (std::int32_t w = lo; w < std::min(hi, n + 1); ++w) {
+    const Record& q = last[static_cast<std::size_t>(w)];
+    if (q.rank != none) out[static_cast<std::size_t>(w)].push_back(q);
   }
 }
 
@@ -279,11 +328,17 @@ std::pair<std::int32_t, std::int32_t> clip_targets(const Instance& in, const std
   const std::size_t s = in.stride();
   clip.assign(s, none);
   std::int32_t wlo = n + 1, whi = -1;
+  double seen = -inf;  // neighbouring workloads mostly share their least time: search it once
+  std::uint32_t seen_rank = 0;
   for (std::int32_t w = k == in.p - 1 ? n : 0; w <= n; ++w) {
     const double rest = tau[static_cast<std::size_t>(k + 1) * s + static_cast<std::size_t>(n - w)];
     const double least = std::max(rest, tstar);
     if (!(least <= tmax)) continue;
-    clip[static_cast<std::size_t>(w)] = in.rank_of(least);
+    if (least != seen) {
+      seen = least;
+      seen_rank = in.rank_of(least);
+    }
+    clip[static_cast<std::size_t>(w)] = seen_rank;
     wlo = std::min(wlo, w);
     whi = std::max(whi, w);
   }
@@ -480,7 +535,7 @@ class Sweep {
   Pool& pool_;
   SweepState st_;
   SweepInput si_;
-  std::vector<double> bound_;
+  std::vector<double> bound_, each_;
   std::size_t limit_;
   double slack_;
   std::size_t peak_ = 0, walk_bytes_ = 0;
@@ -495,8 +550,10 @@ std::size_t Sweep::level(int k, bool forward, std::int32_t lo, std::int32_t hi) 
   wlo = std::max(wlo, lo);
   whi = std::min(whi, hi);
   if (b_.probes.count() > 0) {
-    b_.probes.level_bound(in_, k, slack_, bound_, &pool_);
+    b_.probes.level_bound(in_, k, slack_, bound_, &pool_, &each_);
     si_.bound = bound_.data();
+    si_.each = each_.data();
+    si_.slack = slack_;
     si_.probe_of = b_.probes.probe_of.data();
     si_.probes = b_.probes.count();
   }
@@ -645,7 +702,7 @@ std::size_t Sweep::working() const {
   return points * (sizeof(std::uint32_t) + sizeof(double)) +
          st_.src.size() * (sizeof(std::uint32_t) + sizeof(double)) +  // events
          records * sizeof(Record) + 2 * st_.src.offset.size() * sizeof(std::uint32_t) +
-         (bound_.size() + b_.tau.size()) * sizeof(double) + b_.probes.bytes();
+         (bound_.size() + each_.size() + b_.tau.size()) * sizeof(double) + b_.probes.bytes();
 }
 
 }  // namespace

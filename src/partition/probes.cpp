@@ -2,6 +2,7 @@
 
 #include "dp_kernels.hpp"
 #include "pool.hpp"
+#include "simd.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -44,6 +45,18 @@ void fill_kept(const Instance& in, double tlimit, double elimit, int block, doub
   }
 }
 
+// One interval's bounds over `len` workloads: `most` (the largest energy so far, from the later
+// intervals) takes this interval's into account; compiled for AVX2 beside the baseline.
+CTRL_PARTITION_SIMD void bound_row(const double* __restrict lower, double best, double slack, double* __restrict most,
+                                   double* __restrict bound, double* __restrict each, std::size_t len) {
+  for (std::size_t r = 0; r < len; ++r) {
+    most[r] = std::max(most[r], best - lower[r]);
+    bound[r] = next_up(most[r] + slack);
+  }
+  if (each != nullptr)
+    for (std::size_t r = 0; r < len; ++r) each[r] = next_up((best - lower[r]) + slack);
+}
+
 }  // namespace
 
 const double* Probes::row(const Instance& in, std::size_t j, int k) {
@@ -72,19 +85,21 @@ void Probes::load_block(const Instance& in, int b) {
   loaded = b;
 }
 
-void Probes::level_bound(const Instance& in, int k, double slack, std::vector<double>& bound, Pool* pool) {
+void Probes::level_bound(const Instance& in, int k, double slack, std::vector<double>& bound, Pool* pool,
+                         std::vector<double>* each) {
   const std::size_t J = count(), s = in.stride();
   std::vector<const double*> lower(J);  // completions in [T_j, T_{j+1}) cost at least lower[j][r]
   for (std::size_t j = 0; j < J; ++j) lower[j] = row(in, std::min(j + 1, J - 1), k + 1);
   bound.resize(s * J);
+  if (each != nullptr) each->resize(s * J);
+  double* const one = each != nullptr ? each->data() : nullptr;
+  // Interval by interval, from the last, over a slice of workloads: contiguous rows, and the
+  // running maximum of a workload is not a chain through the intervals of one entry.
   const auto workloads = [&](std::size_t lo, std::size_t hi) {
-    for (std::size_t r = lo; r < hi; ++r) {
-      double b = -inf;
-      for (std::size_t j = J; j-- > 0;) {
-        b = std::max(b, best[j] - lower[j][r]);
-        bound[r * J + j] = b + slack;
-      }
-    }
+    std::vector<double> most(hi - lo, -inf);
+    for (std::size_t j = J; j-- > 0;)
+      bound_row(lower[j] + lo, best[j], slack, most.data(), &bound[j * s + lo],
+                one != nullptr ? one + j * s + lo : nullptr, hi - lo);
   };
   if (pool == nullptr || s * J < (std::size_t{1} << 16))
     workloads(0, s);
@@ -136,16 +151,34 @@ Probes make_probes(const Instance& in, std::uint32_t first, std::uint32_t last, 
   ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
   compute(ranks);
   const auto n = static_cast<std::size_t>(in.n);  // row 0 is kept: its entry n is the least total
+  // Each round splits the intervals of largest drop, as one at a time would: a split interval's
+  // halves count half its drop each (their own drops are known only once computed), so a round of
+  // many thresholds (one per thread or more) places them about where rounds of one would.
+  struct Gap {
+    double drop;
+    std::uint32_t lo, hi;
+  };
+  const auto before = [](const Gap& a, const Gap& b) { return a.drop < b.drop || (a.drop == b.drop && a.lo > b.lo); };
   while (done.size() < J) {
-    std::vector<std::pair<double, std::size_t>> drops;  // (energy drop, interval)
+    std::vector<Gap> gaps;  // a max-heap by drop
     for (std::size_t j = 0; j + 1 < done.size(); ++j)
-      if (done[j + 1].rank - done[j].rank >= 2) drops.emplace_back(table(done[j])[n] - table(done[j + 1])[n], j);
-    if (drops.empty()) break;
-    std::sort(drops.begin(), drops.end(), [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+      if (done[j + 1].rank - done[j].rank >= 2)
+        gaps.push_back(Gap{table(done[j])[n] - table(done[j + 1])[n], done[j].rank, done[j + 1].rank});
+    if (gaps.empty()) break;
+    std::make_heap(gaps.begin(), gaps.end(), before);
     ranks.clear();
-    for (std::size_t i = 0; i < drops.size() && ranks.size() < std::max<std::size_t>(4, 2 * threads) && done.size() + ranks.size() < J; ++i) {
-      const std::size_t j = drops[i].second;
-      ranks.push_back(done[j].rank + (done[j + 1].rank - done[j].rank) / 2);
+    const std::size_t batch = std::max<std::size_t>(4, 2 * threads);
+    while (!gaps.empty() && ranks.size() < batch && done.size() + ranks.size() < J) {
+      std::pop_heap(gaps.begin(), gaps.end(), before);
+      const Gap g = gaps.back();
+      gaps.pop_back();
+      const std::uint32_t mid = g.lo + (g.hi - g.lo) / 2;
+      ranks.push_back(mid);
+      for (const Gap half : {Gap{g.drop / 2, g.lo, mid}, Gap{g.drop / 2, mid, g.hi}})
+        if (half.hi - half.lo >= 2) {
+          gaps.push_back(half);
+          std::push_heap(gaps.begin(), gaps.end(), before);
+        }
     }
     compute(ranks);
   }

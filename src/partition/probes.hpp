@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <thread>
 #include <vector>
@@ -62,10 +63,14 @@ struct Probes {
   std::size_t count() const { return rank.size(); }
   std::size_t bytes() const { return (kept.size() + rows.size()) * sizeof(double); }
 
-  // bound[r * J + j]: the largest energy a partial point may have at level k (processors 0..k) with
-  // remaining workload r and final time in probe interval j or later. Calls come with increasing k.
-  // With a pool, the workloads are split between its threads (the same bounds).
-  void level_bound(const Instance& in, int k, double slack, std::vector<double>& bound, Pool* pool = nullptr);
+  // bound[j * (n + 1) + r]: the least energy a partial point at level k (processors 0..k) with
+  // remaining workload r and final time in probe interval j or later must stay below (the double
+  // above the largest it may have, so that a sweep's strict comparisons keep a point equal to
+  // it). Calls come with increasing k. With `each`, also each[j * (n + 1) + r]: the same for a
+  // final time in interval j itself (bound is its maximum over j and the later intervals). With a
+  // pool, the workloads are split between its threads (the same bounds).
+  void level_bound(const Instance& in, int k, double slack, std::vector<double>& bound, Pool* pool = nullptr,
+                   std::vector<double>* each = nullptr);
 
   // Row k of threshold j's table (valid until the next call for another block).
   const double* row(const Instance& in, std::size_t j, int k);
@@ -79,6 +84,19 @@ struct Probes {
   UninitVector<double> rows;       // [j][i][r]: row b * B + 1 + i of the loaded block
   int loaded = -1;                 // the loaded block b
 };
+
+// The least double above b (b itself for +inf and NaN), as std::nextafter(b, inf) but without a
+// branch, so that loops of it are vectorised: one more in the bits of a positive double (+0 too:
+// -0 is made +0 first), one less in those of a negative one.
+inline double next_up(double b) {
+  const double z = b + 0.0;
+  std::int64_t bits;
+  std::memcpy(&bits, &z, sizeof bits);
+  bits += bits >= 0 ? 1 : -1;
+  double up;
+  std::memcpy(&up, &bits, sizeof up);
+  return b < inf ? up : b;
+}
 
 // Default cap on the bytes of the probe tables.
 inline constexpr std::size_t probe_memory_cap = std::size_t{256} << 20;

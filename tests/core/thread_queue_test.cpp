@@ -11,6 +11,7 @@
 #include <atomic>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -134,6 +135,31 @@ TEST(ThreadQueue, OrderAndFailuresAreTheSameOnEitherThread) {
     std::rethrow_exception(e);
   } catch (const std::runtime_error& r) {
     EXPECT_STREQ(r.what(), "task 7");
+  }
+}
+
+// A failure is reported once: the next take finds none until another task fails (take_error
+// takes its lock only while a failure is recorded).
+TEST(ThreadQueue, AFailureIsTakenOnceAndTheNextOneAgain) {
+  Fixture f(true);
+  f.handoff->watch();
+  std::uint64_t failures = 99;
+  EXPECT_FALSE(f.queue->take_error(failures));
+  EXPECT_EQ(failures, 0U);
+  for (int round = 0; round < 3; ++round) {
+    f.queue->wait(f.queue->submit([round] { throw std::runtime_error("round " + std::to_string(round)); }));
+    f.queue->wait(f.queue->submit([] {}));
+    const std::exception_ptr e = f.queue->take_error(failures);
+    ASSERT_TRUE(e) << "round " << round;
+    EXPECT_EQ(failures, 1U);
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::runtime_error& r) {
+      EXPECT_EQ(std::string(r.what()), "round " + std::to_string(round));
+    }
+    failures = 99;
+    EXPECT_FALSE(f.queue->take_error(failures)) << "round " << round;
+    EXPECT_EQ(failures, 0U);
   }
 }
 

@@ -3,6 +3,7 @@
 // that worker's helper stands aside. Which share the caller runs is decided by where it is pinned,
 // never by timing, so these tests check it exactly; every share runs once per job whichever thread
 // runs it, wherever the caller is, and when it moves in the middle of a job.
+#include "host_sync.hpp"
 #include "pinned_thread.hpp"
 #include "thread_queue.hpp"
 #include "worker_pool.hpp"
@@ -12,6 +13,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -24,6 +26,7 @@
 namespace {
 
 using ctrl::detail::Handoff;
+using ctrl::detail::ThreadQueue;
 using ctrl::detail::WorkerPool;
 using ctrl::test::allowed_cores;
 using ctrl::test::PinnedThread;
@@ -157,6 +160,88 @@ TEST(WorkerPool, CallersTakingTurnsFromDifferentCoresRunEachShareOnce) {
     });
   }
   for (auto& c : callers) c.join();
+}
+
+// The pool's helpers are the queue's watchers: a task left for a waiter that never comes is
+// handed to the queue thread by a spinning helper once it is older than Handoff::grace (helpers
+// start polling only that long after their last job), and by the last helper to park at the
+// latest. The test never waits on the queue: only the helpers can hand the task over.
+TEST(WorkerPool, ItsHelpersHandATaskNobodyWaitsForToTheQueueThread) {
+  auto handoff = std::make_shared<Handoff>();
+  ThreadQueue queue(handoff, [] { return true; });
+  queue.start({});
+  WorkerPool pool(allowed_cores(), handoff, true);
+  if (pool.size() < 2) GTEST_SKIP() << "a pool of one core has no helper to watch the queue";
+  for (int round = 0; round < 20; ++round) {
+    for (int job = 0; job < 50; ++job) run_once(pool);  // the helpers spin and watch now
+    std::atomic<bool> ran{false};
+    std::thread::id ran_on;
+    queue.submit([&] {
+      ran_on = std::this_thread::get_id();
+      ran.store(true);
+    });
+    ASSERT_TRUE(ctrl::test::wait_until([&] { return ran.load(); })) << "round " << round;
+    EXPECT_NE(ran_on, std::this_thread::get_id());
+  }
+}
+
+// Small jobs that copy byte for byte travel on the helpers' line (a copy per job); others are
+// read where the caller keeps them. Jobs of both kinds, in turn, each carrying its own number by
+// value: every share of each job sees that job's number, never the previous job's.
+TEST(WorkerPool, EveryShareSeesItsOwnJobWhetherCopiedOrNot) {
+  const std::vector<int> cores = allowed_cores();
+  WorkerPool pool(cores, std::make_shared<Handoff>(), true);
+  std::vector<std::atomic<int>> seen(static_cast<std::size_t>(pool.size()));
+  for (int job = 0; job < 600; ++job) {
+    for (auto& s : seen) s.store(-1);
+    if (job % 2 == 0) {
+      const auto small = [&seen, job](int w) { seen[static_cast<std::size_t>(w)].store(job); };
+      static_assert(WorkerPool::copied_onto_line<decltype(small)>);
+      pool.run(small);
+    } else {
+      std::array<int, 32> numbers{};
+      numbers.fill(job);
+      const auto large = [&seen, numbers](int w) {
+        seen[static_cast<std::size_t>(w)].store(numbers[static_cast<std::size_t>(w) % 32]);
+      };
+      static_assert(!WorkerPool::copied_onto_line<decltype(large)>);
+      pool.run(large);
+    }
+    for (int w = 0; w < pool.size(); ++w) ASSERT_EQ(seen[static_cast<std::size_t>(w)].load(), job) << "share " << w;
+  }
+}
+
+// A pool of one core has no helper: its caller runs the only share, job after job, and a share's
+// error still reaches it once.
+TEST(WorkerPool, APoolOfOneCoreRunsEveryJobOnItsCaller) {
+  const std::vector<int> cores = allowed_cores();
+  for (const bool roaming : {true, false}) {
+    WorkerPool pool({cores.front()}, std::make_shared<Handoff>(), roaming);
+    for (int round = 0; round < 100; ++round) EXPECT_EQ(run_once(pool), std::vector<int>{0});
+    EXPECT_THROW(pool.run([](int) { throw std::runtime_error("one"); }), std::runtime_error);
+    EXPECT_EQ(run_once(pool), std::vector<int>{0});
+  }
+}
+
+// Errors are rethrown once, by the job whose share threw: a run of jobs that fail and succeed in
+// turn, on a pool that does not roam (every share but worker 0's on a helper).
+TEST(WorkerPool, EachFailedJobReportsItsOwnError) {
+  const std::vector<int> cores = allowed_cores();
+  WorkerPool pool(cores, std::make_shared<Handoff>(), false);
+  for (int job = 0; job < 300; ++job) {
+    const int failing = job % 3 == 0 ? (job / 3) % pool.size() : -1;
+    Shares s(pool.size());
+    try {
+      pool.run([&](int w) {
+        s.runs[static_cast<std::size_t>(w)].fetch_add(1);
+        if (w == failing) throw std::runtime_error("job " + std::to_string(job));
+      });
+      EXPECT_EQ(failing, -1) << "job " << job << ": share " << failing << "'s error did not reach the caller";
+    } catch (const std::runtime_error& e) {
+      EXPECT_EQ(std::string(e.what()), "job " + std::to_string(job));
+    }
+    for (int w = 0; w < pool.size(); ++w) EXPECT_EQ(s.runs[static_cast<std::size_t>(w)].load(), 1) << "job " << job;
+  }
 }
 
 }  // namespace

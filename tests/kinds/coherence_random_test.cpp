@@ -1,7 +1,7 @@
 // The coherence record under random use: thousands of random sequences of attach, detach,
-// create_internal, destroy_internal, launches with random roles, host reads and writes and waits,
-// over several tiles (among them overlapping and nested sub-tiles of one array, and internal tiles)
-// and two controllers of the kinds under test (every ordered pair), compared with a sequential
+// create_internal, destroy_internal, take, copy_rows, launches with random roles, host reads and
+// writes and waits, over several tiles (among them overlapping and nested sub-tiles of one array,
+// and internal tiles) and two controllers of the kinds under test (every ordered pair), compared with a sequential
 // reference run on plain host arrays. Illegal operations are attempted too: the reference says
 // which must fail, and they must fail with a UsageError and change nothing. On kinds with their
 // own memory the reference also predicts every transfer, byte for byte.
@@ -225,6 +225,7 @@ class Sequence {
     else if (op < 93) do_host_write(s);
     else if (op < 95) do_host_check(s);
     else if (op < 97) do_detach_two(c);
+    else if (op < 99) do_copy_rows(s);
     else {
       log_ << "wait c" << c << "; ";
       ctl(c).wait();
@@ -323,6 +324,37 @@ class Sequence {
         count(taker.bytes_in, taker.copies_in, bytes);
       }
     }
+  }
+
+  // Controller::copy_rows into s from a tile on another controller: the paths of docs/model.md
+  // ("Rows rather than a whole tile"), read where the source's current data is, written into the
+  // image where it is in use, else into host memory.
+  void do_copy_rows(Slot& s) {
+    const int c = s.owner;
+    if (c < 0 || (s.internal && !s.defined)) return;
+    Slot& t = pick(s, [&](const Slot& u) { return u.owner >= 0 && u.owner != c && (!u.internal || u.defined); });
+    const int g = t.owner;
+    if (&t == &s) return;
+    const index_t n = 1 + rng_.below(static_cast<int>(std::min(s.rows, t.rows)));
+    const index_t begin = rng_.below(static_cast<int>(s.rows - n + 1)),
+                  from = rng_.below(static_cast<int>(t.rows - n + 1));
+    log_ << "copy_rows " << s.tile.name() << "[" << begin << ", " << begin + n << ") from " << t.tile.name() << "@"
+         << from << " c" << c << "; ";
+    if (!attempt(true, "copy_rows", [&] { ctl(c).copy_rows(s.tile, begin, begin + n, t.tile, from); })) return;
+    for (index_t r = 0; r < n; ++r)
+      for (index_t k = 0; k < cols; ++k) at(s, begin + r, k) = at(t, from + r, k);
+    const bool from_device = separate(g) && (t.internal || !t.host_valid);
+    const bool to_device = separate(c) && (s.internal || s.device_valid);
+    ctrl::TransferStats& taker = predicted_[static_cast<std::size_t>(c)];
+    ctrl::TransferStats& giver = predicted_[static_cast<std::size_t>(g)];
+    const std::uint64_t bytes = static_cast<std::uint64_t>(n * cols) * sizeof(u32);
+    if (from_device && to_device && ctl(c).spec().kind == ctl(g).spec().kind) {
+      count(taker.bytes_peer, taker.copies_peer, bytes);
+    } else {
+      if (from_device) count(giver.bytes_out, giver.copies_out, bytes);
+      if (to_device) count(taker.bytes_in, taker.copies_in, bytes);
+    }
+    if (to_device && !s.internal) s.host_valid = false;
   }
 
   void do_create_internal(Slot& s, int c) {

@@ -131,6 +131,28 @@ TEST_P(GraphsTest, NothingRunsOrMovesWhileRecording) {
   ctl().destroy_internal(c);
 }
 
+// Replays of many counts: above what one CUDA graph launch holds (1024 copies of a 2-launch
+// step), and more distinct rests than the GPU keeps graphs of exactly that many copies (8; the
+// others are launched as graphs of 2^k copies). Every copy runs once, in order.
+TEST_P(GraphsTest, EveryReplayCountRunsThatManyCopies) {
+  ctrl::Tile<u32, 1> m({graph_n}, "m"), c({graph_n}, ctrl::shape_only, "c");
+  graph_load(m);
+  ctl().attach(m);
+  ctl().create_internal(c);
+  u32 k = 0;
+  const ctrl::Graph step = record_step(m, c, k);
+  std::vector<u32> ks;
+  u32 r = 0;
+  for (const std::uint64_t times : {1000, 1025, 2049, 3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 1000, 999, 3}) {
+    k = r++ / 4 + 1;  // a new value every fourth replay: the kept graphs are updated too
+    ctl().replay(step, times);
+    ks.insert(ks.end(), times, k);
+  }
+  ctl().detach(m);
+  EXPECT_TRUE(graph_holds(m, graph_expected(ks)));
+  ctl().destroy_internal(c);
+}
+
 TEST_P(GraphsTest, RefValuesAreReadWhenEachReplayIsQueued) {
   ctrl::Tile<u32, 1> m({graph_n}, "m"), c({graph_n}, ctrl::shape_only, "c");
   graph_load(m);

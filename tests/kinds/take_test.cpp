@@ -148,6 +148,91 @@ TEST_P(TakeTest, Misuse) {
   EXPECT_TRUE(ctrl::test::moved(ctl(), TransferStats{}));
 }
 
+// Controller::copy_rows: rows of a tile on a neighbour's controller into rows of one here (the
+// halo exchange of docs/loop.md). `rows_from(i)`: the row of `a` that row i of `b` should hold.
+::testing::AssertionResult holds_rows(const ctrl::Tile<u32, 2>& t, u32 seed, u32 add, index_t begin, index_t end,
+                                      u32 from_seed, index_t shift) {
+  for (index_t i = 0; i < take_rows; ++i) {
+    const bool copied = i >= begin && i < end;
+    for (index_t j = 0; j < take_cols; ++j) {
+      const u32 want = (copied ? take_pattern(i + shift, j, from_seed) : take_pattern(i, j, seed)) + add;
+      if (t(i, j) != want) return ::testing::AssertionFailure() << "element (" << i << ", " << j << ") is " << t(i, j);
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+constexpr std::uint64_t take_row_bytes = take_cols * sizeof(u32);
+
+// Between two controllers of the kind: straight from the neighbour's memory into this one's
+// (a peer copy on separate memories, a memcpy on shared ones), while both tiles stay attached.
+TEST_P(TakeTest, CopyRowsFromANeighbourDirectly) {
+  auto other = another();
+  ctrl::Tile<u32, 2> a({take_rows, take_cols}, "a"), b({take_rows, take_cols}, "b");
+  ctl().attach(a);
+  other->attach(b);
+  ctl().launch<TakeFill>(take_space, a, 5U);  // may still run when copy_rows is called
+  other->launch<TakeFill>(take_space, b, 6U);
+  other->copy_rows(b, 7, 10, a, 100);
+  other->launch<TakeAdd>(take_space, b, 1U);  // after the copy, and on the copied rows too
+  ctl().copy_rows(a, 0, 1, b, 8);             // b's copied row, back into a's first
+  ctl().detach(a);
+  other->detach(b);
+  EXPECT_TRUE(holds_rows(b, 6U, 1U, 7, 10, 5U, 93));
+  EXPECT_EQ(a(0, 3), take_pattern(101, 3, 5U) + 1U);
+  EXPECT_EQ(a(1, 3), take_pattern(1, 3, 5U));
+  EXPECT_TRUE(ctrl::test::moved(*other, TransferStats{0, 0, b.bytes(), 1, 3 * take_row_bytes, 1}));
+  EXPECT_TRUE(ctrl::test::moved(ctl(), TransferStats{0, 0, a.bytes(), 1, take_row_bytes, 1}));
+}
+
+// Between the kind and CPU cores: the kind's memory out into the cores' tile (counted by the
+// kind's controller as a copy out), the cores' rows in (a copy in); a tile whose image is not in
+// use yet gets the rows in its host memory, copied in with it at its first read.
+TEST_P(TakeTest, CopyRowsBetweenKindsGoesThroughTheHost) {
+  ctrl::Controller cores(ctrl::cpu_count(1));
+  ctrl::Tile<u32, 2> a({take_rows, take_cols}, "a"), c({take_rows, take_cols}, "c"), d({take_rows, take_cols}, "d");
+  for (index_t i = 0; i < take_rows; ++i)
+    for (index_t j = 0; j < take_cols; ++j) d(i, j) = take_pattern(i, j, 8U);
+  ctl().attach(a, d);
+  cores.attach(c);
+  ctl().launch<TakeFill>(take_space, a, 5U);
+  cores.launch<TakeFill>(take_space, c, 6U);
+  cores.copy_rows(c, 10, 20, a, 0);  // out of the kind's memory
+  ctl().copy_rows(a, 0, 5, c, 50);   // into it
+  ctl().copy_rows(d, 1, 3, c, 12);   // into d's host memory: d's image is not in use yet
+  ctl().launch<TakeAdd>(take_space, d, 2U);
+  ctl().detach(a, d);
+  cores.detach(c);
+  EXPECT_TRUE(holds_rows(c, 6U, 0U, 10, 20, 5U, -10));
+  EXPECT_TRUE(holds_rows(a, 5U, 0U, 0, 5, 6U, 50));
+  EXPECT_EQ(d(1, 4), take_pattern(2, 4, 5U) + 2U);  // c's row 12 is a's row 2
+  EXPECT_EQ(d(3, 4), take_pattern(3, 4, 8U) + 2U);
+  EXPECT_TRUE(ctrl::test::moved(
+      ctl(), TransferStats{5 * take_row_bytes + d.bytes(), 2, 10 * take_row_bytes + a.bytes() + d.bytes(), 3}));
+  EXPECT_EQ(cores.transfers(), TransferStats{});
+}
+
+TEST_P(TakeTest, CopyRowsMisuse) {
+  auto other = another();
+  ctrl::Tile<u32, 2> a({8, 4}, "a"), b({8, 4}, "b"), loose({8, 4}, "loose"), wide({8, 5}, "wide");
+  ctl().attach(a, wide);
+  other->attach(b);
+  using ctrl::UsageError;
+  using ctrl::test::throws_naming;
+  EXPECT_TRUE(throws_naming<UsageError>([&] { other->copy_rows(b, 0, 1, loose, 0); }, {"'loose'", "on no controller"}));
+  EXPECT_TRUE(throws_naming<UsageError>([&] { ctl().copy_rows(a, 0, 1, wide, 0); }, {"'wide'", "this controller"}));
+  EXPECT_TRUE(throws_naming<UsageError>([&] { other->copy_rows(b, 0, 1, wide, 0); }, {"'wide'", "rows differ"}));
+  EXPECT_TRUE(throws_naming<UsageError>([&] { other->copy_rows(b, 6, 9, a, 0); }, {"rows [6, 9)", "not within"}));
+  EXPECT_TRUE(throws_naming<UsageError>([&] { other->copy_rows(b, 0, 2, a, 7); }, {"from row 7", "not within"}));
+  EXPECT_TRUE(throws_naming<UsageError>([&] { ctl().copy_rows(b, 0, 1, a, 0); }, {"'b'", "not attached"}));
+  EXPECT_TRUE(throws_naming<UsageError>([&] { (void)other->record([&] { other->copy_rows(b, 0, 1, a, 0); }); },
+                                        {"copy_rows into tile 'b'", "record"}));
+  other->copy_rows(b, 3, 3, a, 8);  // no rows: nothing moves
+  ctl().detach(a, wide);
+  other->detach(b);
+  EXPECT_TRUE(ctrl::test::moved(*other, TransferStats{}));
+}
+
 CTRL_INSTANTIATE_DEVICE_TESTS(TakeTest);
 
 }  // namespace

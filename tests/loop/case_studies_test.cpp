@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -47,6 +48,27 @@ std::vector<std::byte> run_distribution(const Workload& app, index_t cols, const
   EXPECT_TRUE(check.ok) << app.name() << ": " << check.detail;
   const auto bytes = problem->output_bytes({0, m});
   return {bytes.begin(), bytes.end()};
+}
+
+// A distribution's saved output and what each controller moved.
+struct Ran {
+  std::vector<std::byte> out;
+  std::vector<TransferStats> moved;
+};
+Ran run_on(const Workload& app, index_t cols, const std::vector<std::string>& devices,
+           const std::vector<index_t>& rows) {
+  index_t m = 0;
+  for (const index_t x : rows) m += x;
+  auto problem = app.make_problem(m, cols, devices.size(), 7);
+  auto ctls = controllers(devices);
+  const auto blocks = consecutive_blocks(rows);
+  run_together(*problem, ctls, blocks);
+  EXPECT_TRUE(problem->verify(blocks).ok) << app.name();
+  Ran r;
+  const auto bytes = problem->output_bytes({0, m});
+  r.out.assign(bytes.begin(), bytes.end());
+  for (const auto& c : ctls) r.moved.push_back(c->transfers());
+  return r;
 }
 
 struct Case {
@@ -208,8 +230,101 @@ TEST(Halo, OnlyTheHaloRowsMove) {
   // Out: its first and last rows at every exchange, then out's tile at the end.
   EXPECT_EQ(t.bytes_out, exchanges * 2 * row + block * row);
   EXPECT_EQ(t.copies_out, exchanges * 2 + 1);
+  // Between a CPU group and the offload's memory through the host: no direct copy.
+  EXPECT_EQ(t.bytes_peer, 0U);
   // A CPU group shares the host's memory: nothing moves.
   EXPECT_EQ(ctls[0]->transfers(), TransferStats{});
+}
+
+// With a GPU: two controllers of cuda:0 take their neighbours' halos straight from each other's
+// images (copies within the GPU, counted as peer copies); beside CPU groups the GPU's halo rows go
+// through the host, as many as before. The bytes are those of one CPU controller.
+TEST(Halo, ControllersOfOneGpuTakeTheirHalosDirectly) {
+  try {
+    Controller probe("cuda:0");
+  } catch (const std::exception& e) {
+    GTEST_SKIP() << "needs a GPU (cuda:0): " << e.what();
+  }
+  const Workload& jacobi = apps::catalog().find("jacobi");
+  const index_t cols = 16;
+  const std::uint64_t row = cols * sizeof(float), tile = 12 + 2, exchanges = 99;
+  const auto one = run_on(jacobi, cols, {"cpu:0"}, {30}).out;
+  const Ran gpus = run_on(jacobi, cols, {"cuda:0", "cuda:0", "cuda:0"}, {10, 12, 8});
+  EXPECT_EQ(gpus.out, one);
+  EXPECT_EQ(gpus.moved[1], (TransferStats{tile * row, 1, tile * row, 1, exchanges * 2 * row, exchanges * 2}));
+  const Ran mixed = run_on(jacobi, cols, {"cpu:0", "cuda:0", "cpu:1"}, {10, 12, 8});
+  EXPECT_EQ(mixed.out, one);
+  EXPECT_EQ(mixed.moved[1], (TransferStats{tile * row + exchanges * 2 * row, 1 + exchanges * 2,
+                                           tile * row + exchanges * 2 * row, 1 + exchanges * 2, 0, 0}));
+}
+
+// A stencil that reaches 2 rows either way, in integers (the same bytes on every kind): each step
+// brings the halo from the neighbours, then updates every row of the tile with 2 rows either side
+// of it (the instance's first and last 2 rows stay as they were).
+using u32 = std::uint32_t;
+struct Reach2Copy {
+  static constexpr const char* name = "reach2_copy";
+  CTRL_HOST_DEVICE void operator()(Thread t, Out<u32, 2> to, In<u32, 2> from) const { to(t.x, t.y) = from(t.x, t.y); }
+};
+struct Reach2Update {
+  static constexpr const char* name = "reach2_update";
+  CTRL_HOST_DEVICE void operator()(Thread t, InOut<u32, 2> out, In<u32, 2> c) const {
+    const index_t i = t.x + 2, j = t.y;
+    out(i, j) = c(i - 2, j) + 3U * c(i - 1, j) + 5U * c(i, j) + 7U * c(i + 1, j) + 11U * c(i + 2, j);
+  }
+};
+
+std::unique_ptr<Divisible> reach2(int steps) {
+  auto w = std::make_unique<Divisible>("reach2", "a stencil of 2 rows either way, in integers");
+  const auto out = w->output<u32>("out", {Rows, N}, [](index_t row, index_t k, std::uint64_t seed) {
+    return static_cast<u32>(seed) ^ static_cast<u32>(row * 7919 + k * 104729);
+  });
+  const auto copy = w->scratch<u32>("copy", {Rows, N});
+  w->halo(out, 2);
+  w->halo(copy, 2);
+  w->compute([=](BlockRun& r) {
+    const index_t rows = r[out].extent(0), n = r.cols();
+    for (int k = 0; k < steps; ++k) {
+      r.exchange(out);
+      if (rows <= 4) continue;
+      r.launch<Reach2Copy>(Threads(rows, n), r[copy], r[out]);
+      r.launch<Reach2Update>(Threads(rows - 4, n), r[out], r[copy]);
+    }
+  });
+  return w;
+}
+
+// Neighbours on controllers whose memories reach each other take their halos straight from each
+// other's tiles: two CPU groups (a memcpy, nothing counted), three offload controllers (a copy
+// between their images, counted as peer copies; only the tiles themselves cross the host's
+// boundary). The bytes are those of one controller, for halos of 1 and 2 rows.
+TEST(Halo, NeighboursThatReachEachOtherTakeTheirHalosDirectly) {
+  const Workload& jacobi = apps::catalog().find("jacobi");
+  const auto wide = reach2(9);
+  const index_t cols = 16;
+  const std::uint64_t row = cols * 4;
+  for (const Workload* app : {&jacobi, static_cast<const Workload*>(wide.get())}) {
+    SCOPED_TRACE(app->name());
+    const auto one = run_on(*app, cols, {"cpu:0"}, {30}).out;
+    EXPECT_EQ(run_on(*app, cols, {"cpu:0", "cpu:1"}, {13, 17}).out, one);
+    EXPECT_EQ(run_on(*app, cols, {"cpu:0", "cpu:1", "cpu:0"}, {2, 26, 2}).out, one);
+    EXPECT_EQ(run_on(*app, cols, {"offload:0", "offload:1"}, {2, 28}).out, one);
+    const Ran three = run_on(*app, cols, {"offload:0", "offload:1", "offload:0-1"}, {10, 12, 8});
+    EXPECT_EQ(three.out, one);
+    const TransferStats& mid = three.moved[1];
+    const bool is_jacobi = app == &jacobi;
+    const std::uint64_t h = is_jacobi ? 1 : 2, tile = 12 + 2 * h;
+    // jacobi exchanges after every sweep but the last, its image in use from the first launch;
+    // reach2 before every step, the first one between host memories (no image in use yet).
+    const std::uint64_t peer_exchanges = is_jacobi ? 99 : 9 - 1;
+    EXPECT_EQ(mid.bytes_peer, peer_exchanges * 2 * h * row);
+    EXPECT_EQ(mid.copies_peer, peer_exchanges * 2);
+    EXPECT_EQ(mid.bytes_in, tile * row);  // jacobi's m, reach2's out: the tile, once
+    EXPECT_EQ(mid.copies_in, 1U);
+    EXPECT_EQ(mid.bytes_out, tile * row);  // out's tile at the end
+    EXPECT_EQ(mid.copies_out, 1U);
+    EXPECT_EQ(three.moved[0].bytes_peer, peer_exchanges * h * row);  // one neighbour
+  }
 }
 
 TEST(Halo, ABlockSmallerThanTheHaloIsRefusedInARun) {

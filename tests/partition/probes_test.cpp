@@ -7,9 +7,12 @@
 #include "instance.hpp"
 #include "probes.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace ctrl::partition {
@@ -28,7 +31,8 @@ TEST(Probes, RowsKeptOneInBGiveTheSameBounds) {
   std::mt19937_64 rng(2026);
   for (int i = 0; i < 120; ++i) {
     const int p = 8 + i % 40;
-    const Profile profile = random_profile(rng, p, 2 + i % 9, i % 3 == 0 ? 0.4 : 0.9, i % 2 ? Values::fine : Values::coarse);
+    const Profile profile =
+        random_profile(rng, p, 2 + i % 9, i % 3 == 0 ? 0.4 : 0.9, i % 2 ? Values::fine : Values::coarse);
     const Size n = 1 + static_cast<Size>(rng() % static_cast<std::uint64_t>(3 * p));
     SCOPED_TRACE("instance " + std::to_string(i) + ": p=" + std::to_string(p) + " n=" + std::to_string(n));
     const auto in = detail::make_instance(profile, n);
@@ -87,6 +91,99 @@ TEST(Probes, LargePlatformFrontIsExact) {
   EXPECT_TRUE(valid_front(profile, n, got));
   EXPECT_GT(s_on.probes, 8u);
   EXPECT_LT(s_on.states, s_off.states);
+}
+
+// The probe tables' row kernel (sixteen entries in registers over every size, the sizes that reach
+// only part of a block one by one) against a pass per size, bitwise: rows of every length around
+// the block size, sparse sizes, unreachable entries.
+TEST(Probes, SuffixRowIsThePassPerSize) {
+  std::mt19937_64 rng(1717);
+  for (int i = 0; i < 300; ++i) {
+    const int p = 2 + i % 3;
+    const Profile profile =
+        random_profile(rng, p, 3 + i % 40, i % 2 ? 0.3 : 0.9, i % 3 ? Values::fine : Values::coarse);
+    const Size n = 1 + static_cast<Size>(rng() % 70);
+    const auto in = detail::make_instance(profile, n);
+    if (!in) continue;
+    const std::size_t s = in->stride();
+    std::vector<double> below(s), got(s), want(s);
+    for (std::size_t r = 0; r < s; ++r) below[r] = rng() % 5 == 0 ? detail::inf : static_cast<double>(rng() % 1000) / 7;
+    const double tlimit = i % 4 == 0 ? detail::inf : in->times[in->times.size() / 2];
+    const double elimit = i % 5 == 0 ? 1.0 : detail::inf;
+    detail::suffix_min_energy_row(*in, 0, tlimit, elimit, below.data(), got.data());
+    want = below;
+    for (const detail::Item& it : in->items[0])
+      if (it.time <= tlimit && it.energy <= elimit)
+        detail::relax_sum(want.data(), below.data(), it.size, 0, static_cast<std::int32_t>(s), it.energy);
+    ASSERT_TRUE(bitwise_equal(got, want)) << "instance " << i << ", n=" << n;
+  }
+}
+
+// The bounds as the sweep reads them: per interval j and remaining workload r, the double above
+// the largest energy (over j and the later intervals for `bound`, interval j alone for `each`).
+TEST(Probes, LevelBoundsAreTheDoubleAboveTheLargestEnergy) {
+  std::mt19937_64 rng(77);
+  const Profile profile = random_profile(rng, 9, 12, 0.8, Values::fine);
+  const auto in = detail::make_instance(profile, 60);
+  ASSERT_TRUE(in);
+  const auto last = static_cast<std::uint32_t>(in->times.size() - 1);
+  detail::Probes probes = detail::make_probes(*in, last / 4, last, detail::inf, 7, 1);
+  ASSERT_GT(probes.count(), 3u);
+  const std::size_t J = probes.count(), s = in->stride();
+  const double slack = 1e-6;
+  std::vector<double> bound, each;
+  for (int k = 0; k < in->p; ++k) {
+    probes.level_bound(*in, k, slack, bound, nullptr, &each);
+    for (std::size_t r = 0; r < s; ++r) {
+      double most = -detail::inf;
+      for (std::size_t j = J; j-- > 0;) {
+        const double here = probes.best[j] - probes.row(*in, std::min(j + 1, J - 1), k + 1)[r];
+        most = std::max(most, here);
+        ASSERT_EQ(bound[j * s + r], std::nextafter(most + slack, detail::inf)) << k << " " << r << " " << j;
+        ASSERT_EQ(each[j * s + r], std::nextafter(here + slack, detail::inf)) << k << " " << r << " " << j;
+      }
+    }
+  }
+}
+
+// Profiles whose energies jump from size to size: many partial points, each bounded by the probes
+// over the times before its target's next point. The front, bit for bit (times, energies,
+// distributions), is the one found with no bound at all, for few and many probes.
+TEST(Probes, BoundsLeaveTheFrontBitForBit) {
+  std::mt19937_64 rng(4242);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int i = 0; i < 12; ++i) {
+    const int p = 3 + i % 5, m = 20 + 7 * (i % 4);
+    std::vector<ProcessorProfile> procs;
+    for (int k = 0; k < p; ++k) {
+      const double slow = 0.5 + 2 * u(rng), cost = 0.5 + u(rng);
+      std::vector<ProfilePoint> pts;
+      for (int x = 1; x <= m; ++x)
+        pts.push_back(ProfilePoint{x, slow * x * (1 + 0.02 * u(rng)), cost * x * (0.6 + 0.8 * u(rng))});
+      procs.emplace_back("P" + std::to_string(k), std::move(pts));
+    }
+    const Profile profile(std::move(procs));
+    const Size n = m * p / 2 + i;
+    DpOptions off;
+    off.probes = 0;
+    off.threads = 1;
+    off.classes = ClassUse::sweep;
+    const Front reference = pareto_front_dp(profile, n, off);
+    ASSERT_GE(reference.size(), 3u);
+    for (const int probes : {2, 5, 16, 64, 200}) {
+      DpOptions on = off;
+      on.probes = probes;
+      on.threads = 1 + static_cast<unsigned>(i % 3);
+      DpStats stats;
+      const Front got = pareto_front_dp(profile, n, on, &stats);
+      ASSERT_EQ(got.size(), reference.size()) << "instance " << i << ", " << probes << " probes";
+      for (std::size_t j = 0; j < got.size(); ++j) {
+        ASSERT_EQ(got[j].time, reference[j].time) << "instance " << i << ", " << probes << " probes, point " << j;
+        ASSERT_EQ(got[j].energy, reference[j].energy) << "instance " << i << ", " << probes << " probes, point " << j;
+        ASSERT_EQ(got[j].distribution, reference[j].distribution) << "instance " << i << ", " << probes << " probes";
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -103,9 +103,11 @@ class BlockRun {
   void launch(const Threads& space, A&&... args) const {
     controller_.launch<K, Nvcc>(space, std::forward<A>(args)...);
   }
-  // Brings the halo rows of `a` up to date: this block's first and last rows go to its
-  // neighbours, theirs come into its halo. Every processor of a run calls it the same number of
-  // times; while the profile measures processors alone, the halo moves but keeps its values.
+  // Brings the halo rows of `a` up to date: the neighbours' first and last rows come into this
+  // block's halo, straight from their controllers' memories where this one's reaches them
+  // (Controller::copy_rows), through host memory otherwise. Every processor of a run calls it the
+  // same number of times; while the profile measures processors alone, the halo moves but keeps
+  // its values.
   template <class T, std::size_t R>
   void exchange(Array<T, R> a) const { exchange(a.id); }
 
@@ -231,6 +233,9 @@ class Divisible final : public Workload {
     std::function<void(Controller&, void* tile, int op)> on;  // op: Op below
     std::function<void*(void* tile)> data;
     std::function<void(Controller&, void* tile, bool to_host, index_t begin, index_t end)> move_rows;
+    // Controller::copy_rows: rows [begin, end) of `tile` from rows of `source` from row `from`.
+    std::function<void(Controller&, void* tile, index_t begin, index_t end, const void* source, index_t from)>
+        copy_rows;
   };
   enum Op : int { attach = 0, detach = 1, create_internal = 2, destroy_internal = 3 };
 
@@ -297,6 +302,9 @@ Array<T, R> Divisible::add(std::string name, const Extent (&extents)[R], Part pa
     } else {
       c.update_device(tile, begin, end);
     }
+  };
+  s.copy_rows = [](Controller& c, void* t, index_t begin, index_t end, const void* source, index_t from) {
+    c.copy_rows(*static_cast<Tile<T, R>*>(t), begin, end, *static_cast<const Tile<T, R>*>(source), from);
   };
   return Array<T, R>{add_spec(std::move(s))};
 }
