@@ -88,7 +88,7 @@ class ControllerCore {
     void* at;
     bool device;
   };
-  std::uint64_t copy_across(ControllerCore& giver, Place to, Place from, std::size_t bytes, void* bounce);
+  std::uint64_t copy_across(ControllerCore& giver, Place to, Place from, std::size_t bytes);
   template <class What>  // take.cpp only
   void check_copy_rows(const TileState& to, index_t begin, index_t end, const TileState& from, index_t from_begin,
                        const What& what) const;

@@ -90,12 +90,12 @@ void ControllerCore::move_data(TileState& t, ControllerCore& giver, void* image)
   // An attached tile that cannot go straight across stops in its host memory: copied in here at
   // its first read, as after an attach.
   if (from.device && !host_image && !t.internal && !parts_.memory->reaches(*giver.parts_.memory)) {
-    copy_across(giver, {t.host(), false}, from, t.bytes(), nullptr);
+    copy_across(giver, {t.host(), false}, from, t.bytes());
     t.host_valid = true;
     t.device_valid = false;
     return;
   }
-  parts_.queue->wait(copy_across(giver, {image, !host_image}, from, t.bytes(), nullptr));
+  parts_.queue->wait(copy_across(giver, {image, !host_image}, from, t.bytes()));
   if (host_image && !t.internal) t.host_valid = true;  // the image is the tile's host memory
   t.device_valid = true;
 }
@@ -104,11 +104,10 @@ void ControllerCore::move_data(TileState& t, ControllerCore& giver, void* image)
 // host a memcpy here; host memory into this one's a copy-in (this controller counts it); the
 // giver's memory out to host memory a copy-out (the giver counts it); the giver's memory into
 // this one's a direct copy where this space reaches the giver's (copy_from: a peer copy, counted
-// by this controller), else out to `bounce` (host memory; a buffer of its own when null) and in
+// by this controller), else out to a host buffer of its own and in
 // again. Both controllers' locks are held and the launches that write `from` or use `to` have
 // finished. Returns this controller's ticket to wait for; the giver's copies are waited for here.
-std::uint64_t ControllerCore::copy_across(ControllerCore& giver, Place to, Place from, std::size_t bytes,
-                                          void* bounce) {
+std::uint64_t ControllerCore::copy_across(ControllerCore& giver, Place to, Place from, std::size_t bytes) {
   MemorySpace* mine = parts_.memory.get();
   MemorySpace* theirs = giver.parts_.memory.get();
   if (bytes == 0) return parts_.queue->last_ticket();
@@ -126,9 +125,7 @@ std::uint64_t ControllerCore::copy_across(ControllerCore& giver, Place to, Place
     return parts_.queue->submit([mine, theirs, to, from, bytes] { mine->copy_from(to.at, *theirs, from.at, bytes); });
   }
   std::unique_ptr<unsigned char[]> own;
-  void* host = !to.device ? to.at
-               : bounce   ? bounce
-                          : (own = std::make_unique_for_overwrite<unsigned char[]>(bytes)).get();
+  void* host = !to.device ? to.at : (own = std::make_unique_for_overwrite<unsigned char[]>(bytes)).get();
   ++giver.stats_.copies_out;
   giver.stats_.bytes_out += bytes;
   giver.parts_.queue->wait(
@@ -177,10 +174,12 @@ void ControllerCore::copy_rows(const std::shared_ptr<TileState>& to, index_t beg
     const bool to_device = !shared_ && to->device_valid;
     char* src = static_cast<char*>(from->host_valid ? from->host() : from->image);
     char* dst = static_cast<char*>(to->device_valid ? to->image : to->host());
-    char* const host = static_cast<char*>(from->host());
-    char* bounce = host ? host + static_cast<std::size_t>(from_begin) * row : nullptr;
+    // Between separate memories that do not reach each other the rows stop in a buffer of
+    // copy_across's own, never in the source's host memory: sub-tiles of one array overlap, and
+    // the source's host rows may be the current data of another tile (a CPU group's, or one
+    // copied in later), which the rows of this image would overwrite.
     ticket = copy_across(*giver, {dst + static_cast<std::size_t>(begin) * row, to_device},
-                         {src + static_cast<std::size_t>(from_begin) * row, from_device}, bytes, bounce);
+                         {src + static_cast<std::size_t>(from_begin) * row, from_device}, bytes);
     if (to_device && bytes > 0) to->host_valid = false;
   }
   parts_.queue->wait(ticket);
