@@ -444,5 +444,36 @@ TEST_P(Cli, EpsilonAndClassesOfACluster) {
   EXPECT_NE(r.err.find(bad.string() + ":2: malformed processor range 'node[01-06/cpu'"), std::string::npos) << r.err;
 }
 
+// --memory-limit: a limit the sweep's tables pass at once (1K) gives the front of no limit, point
+// for point and distribution for distribution; sizes it cannot read exit 2 naming the option.
+TEST_P(Cli, MemoryLimitKeepsTheFront) {
+  const fs::path csv = dir_ / "distinct.csv";
+  {
+    std::ofstream out(csv);
+    out << "processor,size,time,energy\n";
+    for (int p = 0; p < 5; ++p)
+      for (int x = 1; x <= 14; ++x)
+        out << "p" << p << ',' << x << ',' << (1.0 + 0.3 * p) * x + (x * (p + 2) % 5) * 0.4 << ','
+            << (2.5 - 0.35 * p) * x + (x * (p + 3) % 7) * 0.6 << '\n';
+    }
+  const auto front = [&](const std::string& limit) {
+    std::vector<std::string> args{"--profile", csv.string(), "--workload", "41", "--format", "json"};
+    if (!limit.empty()) args.insert(args.end(), {"--memory-limit", limit});
+    const Result r = run(args);
+    EXPECT_EQ(r.code, 0) << limit << "\n" << r.err;
+    return nlohmann::json::parse(r.out)["front"];
+  };
+  const auto unlimited = front("none");
+  ASSERT_GT(unlimited.size(), 3u);
+  EXPECT_EQ(front(""), unlimited);
+  EXPECT_EQ(front("1K"), unlimited);
+  EXPECT_EQ(front("0.5MiB"), unlimited);
+  for (const std::string bad : {"0", "-1", "2X", "1.5Q", "G", "abc", "1e400"}) {
+    const Result r = run({"--profile", csv.string(), "--workload", "41", "--memory-limit", bad});
+    EXPECT_EQ(r.code, 2) << bad << "\n" << r.err;
+    EXPECT_NE(r.err.find("--memory-limit: '" + bad + "' is not a size"), std::string::npos) << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace ctrl::partition

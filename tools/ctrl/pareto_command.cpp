@@ -1,6 +1,7 @@
 // ctrl pareto --profile FILE.csv --workload N [--energy dynamic|total] [--base-power W] [--time-only]
 //              [--format table|json|csv] [--plot FILE.svg] [--plot-profile FILE.svg]
-//              [--algorithm dp|paper|brute-force] [--epsilon E] [--threads T] [--budget P%]...
+//              [--algorithm dp|paper|brute-force] [--epsilon E] [--threads T] [--memory-limit SIZE]
+//              [--budget P%]...
 // The exact Pareto front of workload distributions for time and energy (or, with --epsilon, one
 // within a factor 1 + E of it), and the HEPOPTA paper's analysis of it (docs/partition.md). A
 // `ctrl profile` file in which a processor has no energy at all gets no front of time and energy
@@ -50,6 +51,7 @@ struct ParetoArgs {
   std::string algorithm = "dp";
   unsigned threads = 0;
   std::string epsilon;
+  std::string memory_limit;
   std::vector<std::string> budgets{"5%"};
   bool time_only = false;
 };
@@ -84,6 +86,25 @@ double parse_epsilon(const std::string& text, const std::string& algorithm) {
     throw exit_error(exit_bad_input,
                      "--epsilon: the approximate front is the dp method's, not --algorithm " + algorithm);
   return e;
+}
+
+// --memory-limit SIZE: bytes with an optional binary unit (512M, 2G, 1.5G), or none. Past it the
+// exact sweep keeps checkpoints and sweeps levels again (same front, slower): docs/partition.md.
+std::size_t parse_memory_limit(const std::string& text) {
+  if (text.empty()) return partition::DpOptions{}.memory_limit;
+  if (text == "none") return SIZE_MAX;
+  double v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  const std::string unit(end, text.data() + text.size());
+  static const std::pair<const char*, int> units[] = {{"", 0},    {"K", 10},   {"M", 20},   {"G", 30},  {"T", 40},
+                                                      {"KiB", 10}, {"MiB", 20}, {"GiB", 30}, {"TiB", 40}};
+  const auto* u = std::find_if(std::begin(units), std::end(units), [&](const auto& x) { return unit == x.first; });
+  const double bytes = u == std::end(units) ? 0 : std::ldexp(v, u->second);
+  if (ec != std::errc() || !std::isfinite(v) || bytes < 1 || bytes >= 0x1p63)
+    throw exit_error(exit_bad_input, "--memory-limit: '" + text +
+                                         "' is not a size: a number of bytes, or of K, M, G or T (binary: 512M, "
+                                         "2G), or none");
+  return static_cast<std::size_t>(bytes);
 }
 
 // --budget P%: the slowdown allowed over the fastest time, as a fraction. A bare number is refused
@@ -189,6 +210,7 @@ int run_pareto(const ParetoArgs& a) {
   report.base_power_origin = "from --base-power";
   report.profile_path = a.profile;
   report.epsilon = parse_epsilon(a.epsilon, a.algorithm);
+  const std::size_t memory_limit = parse_memory_limit(a.memory_limit);
   std::vector<double> budgets;
   for (const auto& b : a.budgets) budgets.push_back(parse_budget(b));
   const PlotFiles plots{a.plot, a.plot_profile};
@@ -214,6 +236,7 @@ int run_pareto(const ParetoArgs& a) {
   partition::ParetoOptions options;
   options.method = partition::parse_method(a.algorithm).value_or(partition::Method::dp);
   options.dp.threads = a.threads;
+  options.dp.memory_limit = memory_limit;
   options.epsilon = report.epsilon;
   // The (time, total energy) front is a subset of the dynamic one (as in htpopta), which the
   // comparison of the two energies' optima needs; --time-only has the time-optimal point alone.
@@ -278,6 +301,9 @@ void add_pareto(CLI::App& app, action& run) {
                   "and in energy of a reported one (0.01: within 1 %; the dp method)");
   cmd->add_option("--threads", args->threads, "Threads for the dp method (0: every core this process may use)")
       ->capture_default_str();
+  cmd->add_option("--memory-limit", args->memory_limit,
+                  "Memory for the exact dp method's tables (512M, 2G, ...; none: no limit). Past it the same front "
+                  "takes longer (levels swept again); default 2G");
   cmd->add_option("--budget", args->budgets,
                   "A slowdown allowed over the fastest time, as a percentage (5%): the table, JSON and plot show the "
                   "least energy within it (repeat for several)")
