@@ -35,21 +35,6 @@ struct Fill {
   CTRL_HOST_DEVICE void operator()(Thread t, Out<float, 2> out, In<float, 2> in) const { out(t.x, t.y) = in(t.x, t.y); }
 };
 
-// The saved output of a distribution of `rows` (the instance is their sum), checked.
-std::vector<std::byte> run_distribution(const Workload& app, index_t cols, const std::vector<std::string>& devices,
-                                        const std::vector<index_t>& rows) {
-  index_t m = 0;
-  for (const index_t x : rows) m += x;
-  auto problem = app.make_problem(m, cols, devices.size(), 11);
-  auto ctls = controllers(devices);
-  const auto blocks = consecutive_blocks(rows);
-  run_together(*problem, ctls, blocks);
-  const Check check = problem->verify(blocks);
-  EXPECT_TRUE(check.ok) << app.name() << ": " << check.detail;
-  const auto bytes = problem->output_bytes({0, m});
-  return {bytes.begin(), bytes.end()};
-}
-
 // A distribution's saved output and what each controller moved.
 struct Ran {
   std::vector<std::byte> out;
@@ -63,12 +48,19 @@ Ran run_on(const Workload& app, index_t cols, const std::vector<std::string>& de
   auto ctls = controllers(devices);
   const auto blocks = consecutive_blocks(rows);
   run_together(*problem, ctls, blocks);
-  EXPECT_TRUE(problem->verify(blocks).ok) << app.name();
+  const Check check = problem->verify(blocks);
+  EXPECT_TRUE(check.ok) << app.name() << ": " << check.detail;
   Ran r;
   const auto bytes = problem->output_bytes({0, m});
   r.out.assign(bytes.begin(), bytes.end());
   for (const auto& c : ctls) r.moved.push_back(c->transfers());
   return r;
+}
+
+// The saved output of a distribution of `rows` (the instance is their sum), checked.
+std::vector<std::byte> run_distribution(const Workload& app, index_t cols, const std::vector<std::string>& devices,
+                                        const std::vector<index_t>& rows) {
+  return run_on(app, cols, devices, rows).out;
 }
 
 struct Case {
