@@ -221,7 +221,7 @@ void ControllerCore::update_rows(const std::shared_ptr<TileState>& t, index_t be
     // device when its copy is in use (else the next launch copies the whole tile anyway).
     const bool move = !shared_ && begin < end && (to_host ? !t->host_valid : t->device_valid);
     if (move) {
-      const std::size_t row = t->bytes() / static_cast<std::size_t>(t->ext[0]);
+      const std::size_t row = t->row_bytes();
       const std::size_t offset = static_cast<std::size_t>(begin) * row;
       Copy c{static_cast<char*>(t->image) + offset, static_cast<char*>(t->host()) + offset,
              static_cast<std::size_t>(end - begin) * row};

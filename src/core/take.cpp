@@ -10,7 +10,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cstring>
 #include <memory>
 
@@ -165,7 +164,7 @@ void ControllerCore::copy_rows(const std::shared_ptr<TileState>& to, index_t beg
     // The giver's launches wrote the rows; this controller's may still read the rows they replace.
     giver->parts_.queue->wait(giver->parts_.queue->last_ticket());
     parts_.queue->wait(parts_.queue->last_ticket());
-    const std::size_t row = to->bytes() / static_cast<std::size_t>(std::max<index_t>(to->ext[0], 1));
+    const std::size_t row = to->row_bytes();
     const std::size_t bytes = static_cast<std::size_t>(end - begin) * row;
     // Read where the current data is: the giver's image when only it holds it, else host memory
     // (a shared-memory kind's image is host memory). Written into this controller's image while
@@ -190,10 +189,7 @@ void ControllerCore::copy_rows(const std::shared_ptr<TileState>& to, index_t beg
 template <class What>
 void ControllerCore::check_copy_rows(const TileState& to, index_t begin, index_t end, const TileState& from,
                                      index_t from_begin, const What& what) const {
-  const auto row = [](const TileState& t) {
-    return t.bytes() / static_cast<std::size_t>(std::max<index_t>(t.ext[0], 1));
-  };
-  if (from.elem_size != to.elem_size || row(from) != row(to)) {
+  if (from.elem_size != to.elem_size || from.row_bytes() != to.row_bytes()) {
     throw UsageError(fmt::format("{}: rows differ ({} and {})", what(), to.shape_str(), from.shape_str()));
   }
   if (begin < 0 || end < begin || end > to.ext[0] || from_begin < 0 || from_begin + (end - begin) > from.ext[0]) {

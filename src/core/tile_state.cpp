@@ -157,8 +157,7 @@ std::shared_ptr<TileState> make_row_block(const std::shared_ptr<TileState>& pare
   s->rank = parent->rank;
   std::copy(std::begin(parent->ext), std::end(parent->ext), std::begin(s->ext));
   s->ext[0] = end - begin;
-  const std::size_t row_bytes = parent->bytes() / static_cast<std::size_t>(parent->ext[0] ? parent->ext[0] : 1);
-  s->offset = parent->offset + static_cast<std::size_t>(begin) * row_bytes;
+  s->offset = parent->offset + static_cast<std::size_t>(begin) * parent->row_bytes();
   s->id = next_tile_id();
   s->name = fmt::format("{}[{}:{}]", parent->name, begin, end);
   return s;

@@ -123,13 +123,16 @@ class CudaReplayPlan final : public ReplayPlan {
     const std::uint64_t most = most_copies();
     std::uint64_t left = times;
     for (; left >= most; left -= most) launch(exec_for(most));
-    if (left > 0 && (execs_.count(left) != 0 || exact_ < exact_graphs)) {
-      if (execs_.count(left) == 0 && !power_of_two(left)) ++exact_;
-      launch(exec_for(left));
-      left = 0;
+    if (left > 0) {
+      const bool kept = execs_.count(left) != 0;
+      if (kept || exact_ < exact_graphs) {
+        if (!kept && !std::has_single_bit(left)) ++exact_;
+        launch(exec_for(left));
+        left = 0;
+      }
     }
-    for (std::uint64_t copies = std::bit_floor(left); left > 0; copies /= 2) {
-      if (copies > left) continue;
+    while (left > 0) {  // the rest in graphs of 2^k copies, largest first
+      const std::uint64_t copies = std::bit_floor(left);
       launch(exec_for(copies));
       left -= copies;
     }
@@ -140,7 +143,6 @@ class CudaReplayPlan final : public ReplayPlan {
  private:
   // The most copies of the sequence one graph launch holds (at least one).
   std::uint64_t most_copies() const { return std::max<std::uint64_t>(1, nodes_per_launch / nodes_); }
-  static bool power_of_two(std::uint64_t n) { return std::has_single_bit(n); }
 
   void capture(const RecordedSequence& sequence) {
     stale_ = true;

@@ -34,8 +34,9 @@
 
 namespace ctrl::cuda_detail {
 
-// The index space as a kernel parameter: logical extents and, per hardware dimension, how many
-// blocks cover it (larger than gridDim where the grid was clamped).
+// The index space as a kernel parameter: logical extents and, for 3-D spaces, how many blocks
+// cover hardware y and z (larger than gridDim where the grid was clamped). 2-D kernels walk
+// their rows up to the extent itself (row_walk), so they need no block count.
 struct LaunchSpace {
   index_t ext[3];
   index_t blocks_y, blocks_z;
@@ -43,9 +44,7 @@ struct LaunchSpace {
 
 inline LaunchSpace make_space(const Threads& space, const dim3& block) {
   LaunchSpace s{{space.x(), space.y(), space.z()}, 1, 1};
-  if (space.dims() == 2) {
-    s.blocks_y = (space.x() + block.y - 1) / block.y;
-  } else if (space.dims() == 3) {
+  if (space.dims() == 3) {
     s.blocks_y = (space.y() + block.y - 1) / block.y;
     s.blocks_z = (space.x() + block.z - 1) / block.z;
   }

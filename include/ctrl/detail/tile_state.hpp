@@ -90,6 +90,9 @@ struct TileState {
     return n;
   }
   std::size_t bytes() const { return elements() * elem_size; }
+  // The bytes of one row (one index of the first dimension): what sub-tiles, row updates and
+  // copies between controllers step by.
+  std::size_t row_bytes() const { return bytes() / static_cast<std::size_t>(ext[0] > 1 ? ext[0] : 1); }
   void* host() const { return storage ? static_cast<char*>(storage->data) + offset : nullptr; }
   // The largest power of two, up to storage_alignment, that divides the host address, and
   // whether the bytes after the tile up to the next multiple of it may be read (owned storage
