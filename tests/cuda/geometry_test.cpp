@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <vector>
+
 namespace {
 
 using namespace ctrl;
@@ -253,4 +256,31 @@ TEST(CudaGeometry, SpacesThatOneBlockCoversGetABlockNoLargerThanThem) {
   EXPECT_EQ(geometry_for(Traits{}, Threads(1 << 20)).block[0], 256U);
   const auto fixed = geometry_for(Traits::fixed_block(16, 16), Threads(2, 2));
   EXPECT_EQ(fixed.block[0] * fixed.block[1], 256U) << "fixed shapes are code";
+}
+
+// The flat 2-D kernels' row index: exact for every divisor and index they are given (i < 2^31),
+// checked against the division on the indexes where an off-by-one would show (each multiple of
+// the divisor and its neighbours, the ends of the range) and on a pseudo-random sample.
+TEST(CudaGeometry, RowDividerIsExactBelowTwoToThe31) {
+  const std::uint32_t top = static_cast<std::uint32_t>(cuda_detail::flat_space_limit);
+  std::vector<std::uint32_t> divisors;
+  for (std::uint32_t d = 1; d <= 4097; ++d) divisors.push_back(d);
+  for (std::uint32_t k = 12; k < 31; ++k)
+    for (const std::int64_t delta : {-1, 0, 1}) divisors.push_back(static_cast<std::uint32_t>((std::int64_t{1} << k) + delta));
+  for (const std::uint32_t d : {6'000U, 16'383U, 65'535U, 1'000'003U, 46'341U, top - 1, top}) divisors.push_back(d);
+  std::uint64_t state = 88172645463325252ULL;  // xorshift64
+  const auto next = [&] {
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    return static_cast<std::uint32_t>(state % (std::uint64_t{top} + 1));
+  };
+  for (const std::uint32_t d : divisors) {
+    const cuda_detail::RowDivider div(d);
+    const auto expect = [&](std::uint32_t i) { ASSERT_EQ(div.divide(i), i / d) << i << " / " << d; };
+    for (std::uint32_t i = 0; i <= 200; ++i) expect(i);
+    for (std::uint64_t k = 1; k <= 5; ++k)
+      for (const std::uint64_t i : {k * d - 1, k * d, k * d + 1})
+        if (i <= top) expect(static_cast<std::uint32_t>(i));
+    for (const std::uint32_t i : {top, top - 1, top - d + 1, top / d * d, top / d * d - 1}) expect(i);
+    for (int r = 0; r < 200; ++r) expect(next());
+  }
 }

@@ -2,6 +2,7 @@
 // exactly once, threads outside the space never run, and the unused indexes are zero.
 #include "test_devices.hpp"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace {
@@ -79,6 +80,40 @@ TEST_P(IndexSpacesTest, TwoDimensionalSpaceRunsEveryThreadOnce) {
   ctl().detach(a);
   for (index_t i = 0; i < 37; ++i)
     for (index_t j = 0; j < 53; ++j) ASSERT_EQ(a(i, j), static_cast<u32>(i * 1000 + j) + 1U) << i << "," << j;
+}
+
+// Spaces of whole rows (every rank-2 tile's rows as long as the space's: the CUDA backend runs
+// them as one line of threads and divides by the row length) for widths around powers of two and
+// primes; beside a 1-D tile (no rows to match), and beside a wider tile (rows that do not match:
+// the 2-D grid).
+struct MarkRows {
+  static constexpr std::uint32_t indexed = ctrl::params(0);  // bias is one value for every thread
+  CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::InOut<u32, 2> a, ctrl::In<u32, 1> bias) const {
+    a(t.x, t.y) += static_cast<u32>(t.x * 100'000 + t.y) + bias(0);
+  }
+};
+TEST_P(IndexSpacesTest, WholeRowsOfEveryWidthRunEveryThreadOnce) {
+  ctrl::Tile<u32, 1> bias({1}, "bias");
+  bias(0) = 7;
+  ctl().attach(bias);
+  for (const index_t cols : {1, 2, 3, 31, 32, 33, 127, 512, 1000, 4097, 65'537}) {
+    const index_t rows = std::max<index_t>(2, 70'000 / cols);
+    ctrl::Tile<u32, 2> a({rows, cols}, "a"), wide({rows, cols + 1}, "wide");
+    a.fill(0);
+    wide.fill(0);
+    ctl().attach(a, wide);
+    ctl().launch<MarkRows>(ctrl::Threads(rows, cols), a, bias);
+    ctl().launch<MarkRows>(ctrl::Threads(rows, cols), wide, bias);
+    ctl().launch<MarkRows>(ctrl::Threads(rows - 1, cols), a, bias);  // fewer rows than the tile
+    ctl().detach(a, wide);
+    for (index_t i = 0; i < rows; ++i)
+      for (index_t j = 0; j <= cols; ++j) {
+        const u32 once = static_cast<u32>(i * 100'000 + j) + 7U;
+        if (j < cols) ASSERT_EQ(a(i, j), i < rows - 1 ? 2 * once : once) << cols << ": " << i << "," << j;
+        ASSERT_EQ(wide(i, j), j < cols ? once : 0U) << cols << " (wide): " << i << "," << j;
+      }
+  }
+  ctl().detach(bias);
 }
 
 TEST_P(IndexSpacesTest, ThreeDimensionalSpaceRunsEveryThreadOnce) {

@@ -16,6 +16,7 @@
 #include <ctrl/threads.hpp>
 #include <ctrl/traits.hpp>
 
+#include <bit>
 #include <cstdint>
 
 namespace ctrl::cuda_detail {
@@ -286,5 +287,27 @@ constexpr bool needs_grid_loop(const detail::CudaGeometry& g, const Threads& spa
     if (static_cast<index_t>(g.grid[d]) * g.block[d] * (d == 0 ? g.items : 1) < hw.e[d]) return true;
   return false;
 }
+
+// Division by a row length without a divide instruction, for the flat 2-D kernels
+// (generic_launch.cuh): the quotient is (umulhi(i, magic) + i) >> shift, exact for every
+// i < 2^31 and 1 <= d < 2^31 (Granlund and Montgomery, "Division by invariant integers using
+// multiplication": shift = ceil(log2 d), magic = floor(2^32 (2^shift - d) / d) + 1 < 2^32; the
+// sum stays below 2^32 because i < 2^31). The device computes umulhi with __umulhi.
+struct RowDivider {
+  std::uint32_t magic = 1, shift = 0;
+  constexpr RowDivider() = default;
+  constexpr explicit RowDivider(std::uint32_t d) : shift(static_cast<std::uint32_t>(std::bit_width(d - 1))) {
+    magic = static_cast<std::uint32_t>((std::uint64_t{1} << 32) * ((std::uint64_t{1} << shift) - d) / d + 1);
+  }
+  // The host's quotient, the device's formula.
+  constexpr std::uint32_t divide(std::uint32_t i) const {
+    const auto high = static_cast<std::uint32_t>((std::uint64_t{i} * magic) >> 32);
+    return (high + i) >> shift;
+  }
+};
+
+// The largest index space the flat 2-D kernels take: their thread index and the divider's sum
+// are 32-bit.
+constexpr index_t flat_space_limit = (index_t{1} << 31) - 1;
 
 }  // namespace ctrl::cuda_detail
