@@ -43,8 +43,9 @@ struct DpOptions {
   // parent pointers are kept while they fit; past that, distributions are recovered by sweeping
   // segments of levels again from checkpoints (the same front, for up to one more sweep of the
   // levels past the limit). SIZE_MAX keeps every pointer whatever they need. The sweep's own
-  // storage (two levels, their records, the probes' tables: about 560 MiB at p = 1000,
-  // n = 16,000) and the checkpoints are held in any case, so a limit below them is passed.
+  // storage (two levels, their records, the probes' tables: about 800 MiB at p = 1000,
+  // n = 16,000) and the checkpoints are held in any case, so a limit below them is passed. The
+  // probes' tables take up to a quarter of the limit (at least 256 MiB, at most 1 GiB).
   std::size_t memory_limit = std::size_t{2} << 30;
 };
 
