@@ -399,7 +399,8 @@ struct Bounds {
   Probes probes;
 };
 
-// The probe tables' share of the memory limit: a quarter, within [256 MiB, 1 GiB]. More probes
+// The probe tables' share of the memory limit: a quarter, within [256 MiB, 1 GiB] (past 256 MiB
+// it buys more thresholds, not full tables: make_probes). More probes
 // bound the sweep more tightly, so it keeps fewer points and needs fewer pointers: at p = 1000
 // (n = 16,000, 2 GiB) the tables' old fixed 256 MiB held 32 of the 64 thresholds asked and the
 // sweep kept 1.75 G points; 512 MiB holds all 64, 1.22 G points, the front 20 % sooner within the

@@ -120,7 +120,7 @@ Probes make_probes(const Instance& in, std::uint32_t first, std::uint32_t last, 
   };
   const std::size_t full = static_cast<std::size_t>(in.p + 1) * s * sizeof(double);
   int block = 1;
-  if (thresholds(SIZE_MAX) * full > memory_cap)
+  if (thresholds(SIZE_MAX) * full > std::min(memory_cap, probe_memory_cap))  // full tables only where they are small
     block = std::max(2, static_cast<int>(std::ceil(std::sqrt(static_cast<double>(in.p + 1)))));
   const std::size_t kept_rows = kept_count(in.p, block);
   const std::size_t per_probe = (kept_rows + static_cast<std::size_t>(block - 1)) * s * sizeof(double);
