@@ -400,11 +400,11 @@ struct Bounds {
 };
 
 // The probe tables' share of the memory limit: a quarter, within [256 MiB, 1 GiB] (past 256 MiB
-// it buys more thresholds, not full tables: make_probes). More probes
-// bound the sweep more tightly, so it keeps fewer points and needs fewer pointers: at p = 1000
-// (n = 16,000, 2 GiB) the tables' old fixed 256 MiB held 32 of the 64 thresholds asked and the
-// sweep kept 1.75 G points; 512 MiB holds all 64, 1.22 G points, the front 20 % sooner within the
-// same limit (2 threads). The bounds are exact at every threshold, so the front is the same.
+// it buys more thresholds, not full tables: make_probes). More probes bound the sweep more
+// tightly, so it keeps fewer points and needs fewer pointers: at p = 1000 (n = 16,000, 2 GiB) the
+// old fixed 256 MiB held 32 of the 64 thresholds asked and the sweep kept 1.75 G points; 512 MiB
+// holds all 64, 1.22 G points, the front 20 % sooner within the same limit (2 threads). The
+// bounds are exact at every threshold, so the front is the same.
 std::size_t probe_memory(std::size_t limit) {
   return std::clamp(limit / 4, detail::probe_memory_cap, std::size_t{1} << 30);
 }
