@@ -17,6 +17,8 @@
 //
 // Vector runs (below): for streaming bodies and stencils on aligned storage, a CUDA thread runs
 // consecutive logical threads instead, so that the compiler merges their accesses into 16-byte ones.
+// Flat kernels (below): a 2-D launch over whole rows runs as one line of threads, its index
+// arithmetic folded back to the thread's linear index.
 //
 // Native bodies (K::cuda) get a ctrl::CudaThread and are not clipped (they may __syncthreads).
 // Every launch goes through cudaLaunchKernel and returns its status.
