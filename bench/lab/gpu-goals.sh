@@ -47,17 +47,17 @@ ninja -C "$BUILD" -j"$JOBS" -k 0 "${targets[@]}" >>"$OUT/build.log" 2>&1 ||
 # suite needs no GPU and runs everywhere (./run test). CTRL_ALL_TESTS=1 runs the whole suite.
 step "the GPU's tests"
 label=(-L cuda); [[ ${CTRL_ALL_TESTS:-0} == 1 ]] && label=()
-quick && label+=(-R 'VectorRuns|GraphsTest|CudaVariants|CudaGeometry|CudaCoarsening')
+quick && label+=(-R 'VectorRuns|GraphsTest|IndexSpaces|CudaVariants|CudaGeometry|CudaCoarsening')
 (cd "$BUILD" && timeout "${CTEST_LIMIT_S:-150}" ctest "${label[@]}" -j10 --timeout 140 --output-on-failure) >"$OUT/ctest.log" 2>&1
 grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)|\(SEGFAULT\)|\(Subprocess" "$OUT/ctest.log" | head -30
 
-quick || step "compute-sanitizer memcheck: recorded launches, wrapped memory, vector runs"
+quick || step "compute-sanitizer memcheck: recorded launches, wrapped memory, flat 2-D kernels, vector runs"
 quick || for t in kinds_cuda_test cuda_test; do
   [[ -x $BUILD/tests/$t ]] || continue
   # Left out: the tests that fail a launch or unregister a moved vector's pages on purpose (the
   # sanitizer reports those API errors).
   timeout 90 "$SAN" --tool memcheck --leak-check full --error-exitcode 86 "$BUILD/tests/$t" \
-    --gtest_filter='*GraphsTest*cuda*:*WrappedTest*cuda*:*VectorRuns*-*AFailure*:*Reallocated*' \
+    --gtest_filter='*GraphsTest*cuda*:*WrappedTest*cuda*:*IndexSpaces*cuda*:*VectorRuns*-*AFailure*:*Reallocated*' \
     >>"$OUT/memcheck.log" 2>&1
   echo "$t memcheck exit: $?"
 done
