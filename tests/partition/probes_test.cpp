@@ -151,18 +151,9 @@ TEST(Probes, LevelBoundsAreTheDoubleAboveTheLargestEnergy) {
 // distributions), is the one found with no bound at all, for few and many probes.
 TEST(Probes, BoundsLeaveTheFrontBitForBit) {
   std::mt19937_64 rng(4242);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
   for (int i = 0; i < 12; ++i) {
     const int p = 3 + i % 5, m = 20 + 7 * (i % 4);
-    std::vector<ProcessorProfile> procs;
-    for (int k = 0; k < p; ++k) {
-      const double slow = 0.5 + 2 * u(rng), cost = 0.5 + u(rng);
-      std::vector<ProfilePoint> pts;
-      for (int x = 1; x <= m; ++x)
-        pts.push_back(ProfilePoint{x, slow * x * (1 + 0.02 * u(rng)), cost * x * (0.6 + 0.8 * u(rng))});
-      procs.emplace_back("P" + std::to_string(k), std::move(pts));
-    }
-    const Profile profile(std::move(procs));
+    const Profile profile = testing::jumpy_profile(rng, p, m, 0.02);
     const Size n = m * p / 2 + i;
     DpOptions off;
     off.probes = 0;

@@ -12,16 +12,10 @@
 namespace ctrl::partition {
 namespace {
 
+using testing::identical;
 using testing::random_profile;
 using testing::valid_front;
 using testing::Values;
-
-bool identical(const Front& a, const Front& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (a[i].time != b[i].time || a[i].energy != b[i].energy || a[i].distribution != b[i].distribution) return false;
-  return true;
-}
 
 // Every point's distribution gives the whole workload (valid_front checks the objectives too).
 bool sums_to(const Front& f, Size n) {

@@ -64,6 +64,30 @@ inline ::testing::AssertionResult valid_front(const Profile& profile, Size n, co
   return ::testing::AssertionSuccess();
 }
 
+// p processors with sizes 1..m, times nearly linear in the size (each within `jitter` of a line)
+// and energies that jump from size to size (as measured DGEMM energies do): many partial Pareto
+// points at every level of the exact programme.
+inline Profile jumpy_profile(std::mt19937_64& rng, int p, int m, double jitter) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<ProcessorProfile> procs;
+  for (int i = 0; i < p; ++i) {
+    const double slow = 0.5 + 2 * u(rng), cost = 0.5 + u(rng);
+    std::vector<ProfilePoint> pts;
+    for (int x = 1; x <= m; ++x)
+      pts.push_back(ProfilePoint{x, slow * x * (1 + jitter * u(rng)), cost * x * (0.6 + 0.8 * u(rng))});
+    procs.emplace_back("P" + std::to_string(i), std::move(pts));
+  }
+  return Profile(std::move(procs));
+}
+
+// The same points bit for bit: times, energies and distributions.
+inline bool identical(const Front& a, const Front& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i].time != b[i].time || a[i].energy != b[i].energy || a[i].distribution != b[i].distribution) return false;
+  return true;
+}
+
 // The same points (to the relative 1e-12 of the definition), in the same order.
 inline ::testing::AssertionResult same_front(const Front& expected, const Front& actual) {
   bool same = expected.size() == actual.size();
