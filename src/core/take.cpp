@@ -101,11 +101,11 @@ void ControllerCore::move_data(TileState& t, ControllerCore& giver, void* image)
 
 // Copies `bytes` from the giver's `from` to this controller's `to` by the shortest path: host to
 // host a memcpy here; host memory into this one's a copy-in (this controller counts it); the
-// giver's memory out to host memory a copy-out (the giver counts it); the giver's memory into
-// this one's a direct copy where this space reaches the giver's (copy_from: a peer copy, counted
-// by this controller), else out to a host buffer of its own and in
-// again. Both controllers' locks are held and the launches that write `from` or use `to` have
-// finished. Returns this controller's ticket to wait for; the giver's copies are waited for here.
+// giver's memory out to host memory a copy-out (the giver counts it); the giver's memory into this
+// one's a direct copy where this space reaches the giver's (copy_from: a peer copy, counted by this
+// controller), else out to a host buffer of its own and in again. Both controllers' locks are held
+// and the launches that write `from` or use `to` have finished. Returns this controller's ticket to
+// wait for; the giver's copies are waited for here.
 std::uint64_t ControllerCore::copy_across(ControllerCore& giver, Place to, Place from, std::size_t bytes) {
   MemorySpace* mine = parts_.memory.get();
   MemorySpace* theirs = giver.parts_.memory.get();

@@ -105,8 +105,8 @@ inline constexpr std::size_t probe_memory_cap = std::size_t{256} << 20;
 // energy-optimal distribution's time), both included; items costlier than `elimit` are left out.
 // Every row is kept when `wanted` full tables fit in min(`memory_cap`, probe_memory_cap), else one
 // in B (see Probes); as many thresholds as `memory_cap` holds. Thinned tables cost one more suffix
-// pass, full ones about sqrt(p) / 2 times the memory: past 256 MiB the memory goes to more thresholds
-// rather than to full tables.
+// pass, full ones about sqrt(p) / 2 times the memory: past 256 MiB the memory goes to more
+// thresholds rather than to full tables.
 Probes make_probes(const Instance& in, std::uint32_t first, std::uint32_t last, double elimit, int wanted,
                    unsigned threads, std::size_t memory_cap = probe_memory_cap);
 

@@ -248,18 +248,19 @@ struct FlatSpace {
   RowDivider by_cols;      // i / cols
 };
 
-template <class P>
-__device__ CTRL_FORCEINLINE const P& rebind_rows(const P& p, const void*, index_t) {
-  return p;
-}
+// rebind, with a rank-2 view's row length the divisor itself (equal: flat_rows checked it).
 template <class P, class Q>
-  requires is_tile_param_v<P>
-__device__ CTRL_FORCEINLINE P rebind_rows(const P& p, Q* q, index_t cols) {
-  index_t ext[P::rank];
-#pragma unroll
-  for (std::size_t d = 0; d < P::rank; ++d) ext[d] = p.extent(d);
-  if constexpr (P::rank == 2) ext[1] = cols;  // equal (flat_rows), and visibly the divisor
-  return P(q, ext);
+__device__ CTRL_FORCEINLINE decltype(auto) rebind_rows(const P& p, Q* q, index_t cols) {
+  if constexpr (is_tile_param_v<P>) {
+    if constexpr (P::rank == 2) {
+      const index_t ext[2] = {p.extent(0), cols};
+      return P(q, ext);
+    } else {
+      return rebind(p, q);
+    }
+  } else {
+    return rebind(p, q);
+  }
 }
 
 template <class K, class... P>
@@ -277,7 +278,7 @@ template <class... P>
 bool flat_rows(const Threads& space, const P&... p) {
   if (space.dims() != 2 || space.y() <= 0 || space.x() > flat_space_limit / space.y()) return false;
   bool any = false, whole = true;
-  const auto check = [&](const auto& v) {
+  [[maybe_unused]] const auto check = [&](const auto& v) {  // (unused for a launch of no parameters)
     if constexpr (is_tile_param_v<std::remove_cvref_t<decltype(v)>>) {
       if constexpr (std::remove_cvref_t<decltype(v)>::rank == 2) {
         any = true;
