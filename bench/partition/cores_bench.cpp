@@ -4,10 +4,11 @@
 // the paper" instance of pareto_bench.cpp (p = 32, m = 2000, n = 4000).
 //
 //   cores_bench [benchmark flags]          Google Benchmark, one iteration each, one thread and all
-//   cores_bench --peak GOAL THREADS [LIMIT_MIB]
+//   cores_bench --peak GOAL THREADS [LIMIT_MIB [PROBES]]
 //                                          one run in this process: time, peak memory, front size
 //                                          as JSON (THREADS 0: every usable core; LIMIT_MIB: the
-//                                          exact sweep's DpOptions::memory_limit, 0 for none)
+//                                          exact sweep's DpOptions::memory_limit, 0 for none;
+//                                          PROBES: DpOptions::probes)
 // GOAL: classes_exact, classes_approx (p = 1000, the processors of one kind share a profile),
 // distinct_exact, distinct_approx (p = 1000, +-4 % between boards: no two profiles equal),
 // wide_exact (p = 32, m = 2000, n = 4000), approx_10k (p = 10,000, epsilon 0.01),
@@ -37,6 +38,7 @@ using namespace ctrl::partition;
 
 constexpr double epsilon = 0.01;
 std::size_t memory_limit = DpOptions{}.memory_limit;
+int probes = DpOptions{}.probes;
 
 const bench::Measured& measured() {
   static const bench::Measured m = bench::measured_dgemm(CTRL_DGEMM_CSV);
@@ -69,6 +71,10 @@ struct Outcome {
   double bound_seconds = 0.0;  // the exact programme's bounds (sweep) or floor (class walk)
   double sweep_seconds = 0.0;  // the sweep or the class walk
   std::size_t table_bytes = 0, recomputed_levels = 0;  // the exact programme's
+  // The sweep's phases (DpStats): events, targets, collect, recover; and the threads' imbalance.
+  double events_seconds = 0.0, targets_seconds = 0.0, collect_seconds = 0.0, recover_seconds = 0.0;
+  double imbalance = 1.0;
+  std::size_t states = 0;
 };
 
 // One goal: which instance, and what is computed on it.
@@ -82,10 +88,23 @@ Outcome exact(const Case& c, unsigned threads) {
   DpOptions opt;
   opt.threads = threads;
   opt.memory_limit = memory_limit;
+  opt.probes = probes;
   DpStats stats;
   const std::size_t points = pareto_front_dp(c.profile, c.n, opt, &stats).size();
-  return {points,        stats.threads,       stats.classes,     stats.thresholds,
-          stats.bound_seconds, stats.sweep_seconds, stats.table_bytes, stats.recomputed_levels};
+  return {points,
+          stats.threads,
+          stats.classes,
+          stats.thresholds,
+          stats.bound_seconds,
+          stats.sweep_seconds,
+          stats.table_bytes,
+          stats.recomputed_levels,
+          stats.events_seconds,
+          stats.targets_seconds,
+          stats.collect_seconds,
+          stats.recover_seconds,
+          stats.imbalance,
+          stats.states};
 }
 
 Outcome approx(const Case& c, unsigned threads) {
@@ -138,9 +157,12 @@ int peak(const std::string& name, unsigned threads) {
     std::printf(
         "{\"goal\": \"%s\", \"p\": %zu, \"n\": %lld, \"classes\": %zu, \"threads\": %u, \"seconds\": %.4f, "
         "\"front\": %zu, \"thresholds\": %zu, \"bound_seconds\": %.4f, \"sweep_seconds\": %.4f, "
+        "\"events_seconds\": %.4f, \"targets_seconds\": %.4f, \"collect_seconds\": %.4f, "
+        "\"recover_seconds\": %.4f, \"imbalance\": %.3f, \"states\": %zu, "
         "\"table_mib\": %.1f, \"recomputed_levels\": %zu, \"peak_rss_mib\": %.1f, \"rss_before_mib\": %.1f}\n",
         goal.name, c.profile.size(), static_cast<long long>(c.n), processor_classes(c.profile).count(), out.threads,
-        seconds, out.front, out.thresholds, out.bound_seconds, out.sweep_seconds,
+        seconds, out.front, out.thresholds, out.bound_seconds, out.sweep_seconds, out.events_seconds,
+        out.targets_seconds, out.collect_seconds, out.recover_seconds, out.imbalance, out.states,
         static_cast<double>(out.table_bytes) / (1 << 20), out.recomputed_levels,
         static_cast<double>(after.ru_maxrss) / 1024,
         static_cast<double>(before.ru_maxrss) / 1024);
@@ -153,11 +175,12 @@ int peak(const std::string& name, unsigned threads) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if ((argc == 4 || argc == 5) && std::string(argv[1]) == "--peak") {
-    if (argc == 5) {
+  if (argc >= 4 && argc <= 6 && std::string(argv[1]) == "--peak") {
+    if (argc >= 5) {
       const auto mib = std::strtoull(argv[4], nullptr, 10);
       memory_limit = mib == 0 ? SIZE_MAX : static_cast<std::size_t>(mib) << 20;
     }
+    if (argc == 6) probes = std::atoi(argv[5]);
     return peak(argv[2], static_cast<unsigned>(std::atoi(argv[3])));
   }
   for (const Goal& goal : goals())

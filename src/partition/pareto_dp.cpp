@@ -32,6 +32,8 @@ using Clock = std::chrono::steady_clock;
 
 constexpr std::uint32_t none = UINT32_MAX;
 
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
 // The class walk's tables (the copy-count rows of every class) are kept within this.
 constexpr std::size_t class_walk_memory_cap = std::size_t{2} << 30;
 
@@ -534,6 +536,12 @@ class Sweep {
   std::size_t peak() const { return peak_; }
   std::size_t recomputed() const { return st_.recomputed; }
   std::size_t checkpoints() const { return checkpoints_; }
+  // The forward sweep's phases (DpStats).
+  struct Phases {
+    double events = 0.0, targets = 0.0, collect = 0.0;
+    double busiest = 0.0, mean = 0.0;  // threads' sweep times, summed over levels
+  };
+  const Phases& phases() const { return phases_; }
 
  private:
   std::size_t level(int k, bool forward, std::int32_t lo = 0, std::int32_t hi = INT32_MAX);
@@ -559,6 +567,8 @@ class Sweep {
   double slack_;
   std::size_t peak_ = 0, walk_bytes_ = 0;
   std::size_t checkpoints_ = 0;  // made by the forward sweep
+  Phases phases_;
+  std::vector<double> thread_seconds_;
 };
 
 // Merges processor k: st.src (level k - 1) into level k, which becomes st.src; its parent
@@ -576,7 +586,9 @@ std::size_t Sweep::level(int k, bool forward, std::int32_t lo, std::int32_t hi) 
     si_.probe_of = b_.probes.probe_of.data();
     si_.probes = b_.probes.count();
   }
+  auto t0 = Clock::now();
   bucket_by_rank(pool_, st_.src, b_.rmax + 1, st_.events);
+  if (forward) phases_.events += seconds_since(t0);
   si_.src = &st_.src;
   si_.items = &b_.usable[static_cast<std::size_t>(k)];
   si_.event_start = st_.events.start.data();
@@ -584,7 +596,20 @@ std::size_t Sweep::level(int k, bool forward, std::int32_t lo, std::int32_t hi) 
   si_.event_energy = st_.events.energy.data();
   const std::vector<std::int32_t> cut = split_targets(st_.src, *si_.items, st_.out, wlo, whi, pool_.size());
   const auto T = static_cast<unsigned>(cut.size() - 1);
-  if (whi >= wlo) pool_.run(T, [&](unsigned t) { st_.sweepers[t].run(si_, cut[t], cut[t + 1], st_.out); });
+  t0 = Clock::now();
+  thread_seconds_.assign(T, 0.0);
+  if (whi >= wlo)
+    pool_.run(T, [&](unsigned t) {
+      const auto start = Clock::now();
+      st_.sweepers[t].run(si_, cut[t], cut[t + 1], st_.out);
+      thread_seconds_[t] = seconds_since(start);
+    });
+  if (forward) {
+    phases_.targets += seconds_since(t0);
+    phases_.busiest += *std::max_element(thread_seconds_.begin(), thread_seconds_.end());
+    for (const double x : thread_seconds_) phases_.mean += x / T;
+  }
+  t0 = Clock::now();
   // Collect this level's points (the next level's sources) and their parent pointers, each
   // thread its own targets.
   const std::size_t count = next_offsets(st_, wlo, whi);
@@ -606,6 +631,7 @@ std::size_t Sweep::level(int k, bool forward, std::int32_t lo, std::int32_t hi) 
   }
   peak_ = std::max(peak_, held());
   std::swap(st_.src, st_.next);
+  if (forward) phases_.collect += seconds_since(t0);
   return count;
 }
 
@@ -760,9 +786,11 @@ Front pareto_front_dp(const Profile& profile, Size workload, const DpOptions& op
   std::vector<Solution> candidates;
   Sweep sweep(in, b, pool, opt.memory_limit);
   const std::size_t states = sweep.forward();
+  const auto t2 = Clock::now();
   sweep.recover([&](const std::vector<std::int32_t>& parts) {
     candidates.push_back(make_solution(profile, in.to_distribution(parts), workload));
   });
+  const double recover_seconds = seconds_since(t2);
   Front front = pareto_filter(std::move(candidates));
   if (stats != nullptr) {
     stats->states = states;
@@ -772,7 +800,13 @@ Front pareto_front_dp(const Profile& profile, Size workload, const DpOptions& op
     stats->checkpoints = sweep.checkpoints();
     stats->recomputed_levels = sweep.recomputed();
     stats->bound_seconds = std::chrono::duration<double>(t1 - t0).count();
-    stats->sweep_seconds = std::chrono::duration<double>(Clock::now() - t1).count();
+    stats->sweep_seconds = seconds_since(t1);
+    const Sweep::Phases& ph = sweep.phases();
+    stats->events_seconds = ph.events;
+    stats->targets_seconds = ph.targets;
+    stats->collect_seconds = ph.collect;
+    stats->recover_seconds = recover_seconds;
+    stats->imbalance = ph.mean > 0.0 ? ph.busiest / ph.mean : 1.0;
   }
   return front;
 }

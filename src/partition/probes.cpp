@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <climits>
 #include <cstdint>
+#include <cstring>
 #include <thread>
 #include <utility>
 
@@ -30,36 +32,53 @@ namespace {
 // Rows kept per threshold with one in B: rows 0, B, 2B, ... and p.
 std::size_t kept_count(int p, int block) { return static_cast<std::size_t>((p + block - 1) / block) + 1; }
 
-// The kept rows of one threshold's suffix table, computed from row p downwards.
-void fill_kept(const Instance& in, double tlimit, double elimit, int block, double* kept) {
+// The largest float not above each double (the tables hold lower bounds: rounding to nearest
+// could raise one); branch-free, so that the loop is vectorised.
+CTRL_PARTITION_SIMD void store_below(const double* __restrict from, float* __restrict to, std::size_t len) {
+  for (std::size_t r = 0; r < len; ++r) {
+    const float f = static_cast<float>(from[r]);
+    std::int32_t bits;
+    std::memcpy(&bits, &f, sizeof bits);
+    const std::int32_t down = f > 0.0f ? bits - 1 : f < 0.0f ? bits + 1 : std::int32_t{INT32_MIN + 1};  // -0 less 1
+    float g;
+    std::memcpy(&g, &down, sizeof g);
+    to[r] = static_cast<double>(f) > from[r] ? g : f;
+  }
+}
+
+// The kept rows of one threshold's suffix table, computed from row p downwards in doubles and
+// stored as floats below them; returns row 0's entry n, the least total energy, exact.
+double fill_kept(const Instance& in, double tlimit, double elimit, int block, float* kept) {
   const std::size_t s = in.stride();
-  double* top = kept + (kept_count(in.p, block) - 1) * s;  // row p: only workload 0 is free
-  std::fill(top, top + s, inf);
-  top[0] = 0.0;
-  std::vector<double> scratch(block > 1 ? 2 * s : 0);
-  const double* below = top;
+  std::vector<double> rows(3 * s);  // row p, then two rows in turn
+  double* below = &rows[2 * s];
+  std::fill(below, below + s, inf);  // row p: only workload 0 is free
+  below[0] = 0.0;
+  store_below(below, kept + (kept_count(in.p, block) - 1) * s, s);
   for (int k = in.p - 1; k >= 0; --k) {
-    double* dst = k % block == 0 ? kept + static_cast<std::size_t>(k / block) * s : &scratch[static_cast<std::size_t>(k & 1) * s];
+    double* dst = &rows[static_cast<std::size_t>(k & 1) * s];
     suffix_min_energy_row(in, k, tlimit, elimit, below, dst);
+    if (k % block == 0) store_below(dst, kept + static_cast<std::size_t>(k / block) * s, s);
     below = dst;
   }
+  return below[static_cast<std::size_t>(in.n)];
 }
 
 // One interval's bounds over `len` workloads: `most` (the largest energy so far, from the later
 // intervals) takes this interval's into account; compiled for AVX2 beside the baseline.
-CTRL_PARTITION_SIMD void bound_row(const double* __restrict lower, double best, double slack, double* __restrict most,
+CTRL_PARTITION_SIMD void bound_row(const float* __restrict lower, double best, double slack, double* __restrict most,
                                    double* __restrict bound, double* __restrict each, std::size_t len) {
   for (std::size_t r = 0; r < len; ++r) {
-    most[r] = std::max(most[r], best - lower[r]);
+    most[r] = std::max(most[r], best - static_cast<double>(lower[r]));
     bound[r] = next_up(most[r] + slack);
   }
   if (each != nullptr)
-    for (std::size_t r = 0; r < len; ++r) each[r] = next_up((best - lower[r]) + slack);
+    for (std::size_t r = 0; r < len; ++r) each[r] = next_up((best - static_cast<double>(lower[r])) + slack);
 }
 
 }  // namespace
 
-const double* Probes::row(const Instance& in, std::size_t j, int k) {
+const float* Probes::row(const Instance& in, std::size_t j, int k) {
   const std::size_t s = in.stride();
   if (k % block == 0 || k == in.p)  // kept; row p is kept number ceil(p / B)
     return &kept[(slot[j] * kept_rows + static_cast<std::size_t>((k + block - 1) / block)) * s];
@@ -73,11 +92,15 @@ void Probes::load_block(const Instance& in, int b) {
   const int lo = b * block, hi = std::min(lo + block, in.p);  // kept rows; hi is kept number b + 1
   const unsigned T = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(J)));
   parallel(T, [&](unsigned t) {
+    std::vector<double> chain(3 * s);  // the kept row, then two rows in turn
     for (std::size_t j = t; j < J; j += T) {
-      const double* below = &kept[(slot[j] * kept_rows + static_cast<std::size_t>(b + 1)) * s];
+      const float* kept_row = &kept[(slot[j] * kept_rows + static_cast<std::size_t>(b + 1)) * s];
+      double* below = &chain[2 * s];
+      std::copy_n(kept_row, s, below);
       for (int k = hi - 1; k > lo; --k) {
-        double* dst = &rows[(j * per + static_cast<std::size_t>(k - lo - 1)) * s];
+        double* dst = &chain[static_cast<std::size_t>(k & 1) * s];
         suffix_min_energy_row(in, k, limit[j], elimit, below, dst);
+        store_below(dst, &rows[(j * per + static_cast<std::size_t>(k - lo - 1)) * s], s);
         below = dst;
       }
     }
@@ -88,7 +111,7 @@ void Probes::load_block(const Instance& in, int b) {
 void Probes::level_bound(const Instance& in, int k, double slack, std::vector<double>& bound, Pool* pool,
                          std::vector<double>* each) {
   const std::size_t J = count(), s = in.stride();
-  std::vector<const double*> lower(J);  // completions in [T_j, T_{j+1}) cost at least lower[j][r]
+  std::vector<const float*> lower(J);  // completions in [T_j, T_{j+1}) cost at least lower[j][r]
   for (std::size_t j = 0; j < J; ++j) lower[j] = row(in, std::min(j + 1, J - 1), k + 1);
   bound.resize(s * J);
   if (each != nullptr) each->resize(s * J);
@@ -118,12 +141,12 @@ Probes make_probes(const Instance& in, std::uint32_t first, std::uint32_t last, 
     return last == first ? std::size_t{1}
                          : std::clamp<std::size_t>(static_cast<std::size_t>(wanted), 2, std::min<std::size_t>(cap, last - first + 1));
   };
-  const std::size_t full = static_cast<std::size_t>(in.p + 1) * s * sizeof(double);
+  const std::size_t full = static_cast<std::size_t>(in.p + 1) * s * sizeof(float);
   int block = 1;
   if (thresholds(SIZE_MAX) * full > std::min(memory_cap, probe_memory_cap))  // full tables only where they are small
     block = std::max(2, static_cast<int>(std::ceil(std::sqrt(static_cast<double>(in.p + 1)))));
   const std::size_t kept_rows = kept_count(in.p, block);
-  const std::size_t per_probe = (kept_rows + static_cast<std::size_t>(block - 1)) * s * sizeof(double);
+  const std::size_t per_probe = (kept_rows + static_cast<std::size_t>(block - 1)) * s * sizeof(float);
   const std::size_t J = thresholds(std::max<std::size_t>(2, memory_cap / per_probe));
   // The tables are written in place, in the order they are computed; `slot` finds them.
   Probes pr;
@@ -131,16 +154,17 @@ Probes make_probes(const Instance& in, std::uint32_t first, std::uint32_t last, 
   struct Done {
     std::uint32_t rank;
     std::size_t slot;
+    double best;  // least total energy within the threshold's time
   };
   std::vector<Done> done;
   const auto table = [&](const Done& d) { return &pr.kept[d.slot * kept_rows * s]; };
   const auto compute = [&](const std::vector<std::uint32_t>& ranks) {
     const std::size_t first_new = done.size();
-    for (const std::uint32_t r : ranks) done.push_back(Done{r, done.size()});
+    for (const std::uint32_t r : ranks) done.push_back(Done{r, done.size(), inf});
     const unsigned T = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(ranks.size())));
     parallel(T, [&](unsigned t) {
       for (std::size_t j = first_new + t; j < done.size(); j += T)
-        fill_kept(in, in.times[done[j].rank], elimit, block, table(done[j]));
+        done[j].best = fill_kept(in, in.times[done[j].rank], elimit, block, table(done[j]));
     });
     std::sort(done.begin(), done.end(), [](const Done& a, const Done& b) { return a.rank < b.rank; });
   };
@@ -150,7 +174,6 @@ Probes make_probes(const Instance& in, std::uint32_t first, std::uint32_t last, 
     ranks.push_back(even == 1 ? first : first + static_cast<std::uint32_t>(static_cast<double>(last - first) * static_cast<double>(j) / static_cast<double>(even - 1) + 0.5));
   ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
   compute(ranks);
-  const auto n = static_cast<std::size_t>(in.n);  // row 0 is kept: its entry n is the least total
   // Each round splits the intervals of largest drop, as one at a time would: a split interval's
   // halves count half its drop each (their own drops are known only once computed), so a round of
   // many thresholds (one per thread or more) places them about where rounds of one would.
@@ -163,7 +186,7 @@ Probes make_probes(const Instance& in, std::uint32_t first, std::uint32_t last, 
     std::vector<Gap> gaps;  // a max-heap by drop
     for (std::size_t j = 0; j + 1 < done.size(); ++j)
       if (done[j + 1].rank - done[j].rank >= 2)
-        gaps.push_back(Gap{table(done[j])[n] - table(done[j + 1])[n], done[j].rank, done[j + 1].rank});
+        gaps.push_back(Gap{done[j].best - done[j + 1].best, done[j].rank, done[j + 1].rank});
     if (gaps.empty()) break;
     std::make_heap(gaps.begin(), gaps.end(), before);
     ranks.clear();
@@ -190,7 +213,7 @@ Probes make_probes(const Instance& in, std::uint32_t first, std::uint32_t last, 
   for (const Done& d : done) {
     pr.rank.push_back(d.rank);
     pr.limit.push_back(in.times[d.rank]);
-    pr.best.push_back(table(d)[n]);
+    pr.best.push_back(d.best);
     pr.slot.push_back(d.slot);
   }
   pr.rows.resize(done.size() * static_cast<std::size_t>(block - 1) * s);

@@ -45,23 +45,27 @@ void parallel(unsigned threads, F&& body) {
 // Energy bounds at a few time thresholds: for each, the least energy of the remaining processors
 // (suffix programme) and the least energy of a whole distribution within that time.
 //
-// A threshold's suffix table has p + 1 rows of n + 1 doubles. When all of them would not fit the
-// memory cap, only every B-th row (and row p) is kept, B about sqrt(p + 1), and the rows between
-// two kept ones are recomputed from the kept row below when the sweep reaches them (levels come in
-// increasing order, so each block once): memory (p / B + B) rows instead of p + 1, for one more
-// suffix pass. The recomputed rows are bitwise those of the full table, so the bounds, and the
-// front, are the same; on many processors the cap then allows all the thresholds asked for.
+// A threshold's suffix table has p + 1 rows of n + 1 floats, each the largest float below the
+// exact (double) entry: lower bounds at half the memory of doubles, so twice the thresholds fit
+// (a bound looser by a part in 10^7 prunes as well; the least total energy of each threshold,
+// which points must beat, is kept exact). When all the rows would not fit the memory cap, only
+// every B-th row (and row p) is kept, B about sqrt(p + 1), and the rows between two kept ones are
+// recomputed from the kept row below when the sweep reaches them (levels come in increasing
+// order, so each block once): memory (p / B + B) rows instead of p + 1, for one more suffix pass.
+// Recomputed from a rounded row, they may lie a little below the full table's: still lower
+// bounds, so the front is the same; on many processors the cap then allows all the thresholds
+// asked for.
 struct Probes {
   std::vector<std::uint32_t> rank;    // thresholds, increasing
   std::vector<double> best;           // least total energy within each threshold
   std::vector<double> limit;          // per threshold: its time (items up to it are usable)
   std::vector<std::uint32_t> probe_of;  // per rank up to the last threshold
   int block = 1;                      // B: 1 keeps every row
-  UninitVector<double> kept;          // [slot[j]][c][r]: row min(c * B, p) of threshold j's table
+  UninitVector<float> kept;           // [slot[j]][c][r]: row min(c * B, p) of threshold j's table
   std::vector<std::size_t> slot;      // per threshold: where its table is in `kept`
 
   std::size_t count() const { return rank.size(); }
-  std::size_t bytes() const { return (kept.size() + rows.size()) * sizeof(double); }
+  std::size_t bytes() const { return (kept.size() + rows.size()) * sizeof(float); }
 
   // bound[j * (n + 1) + r]: the least energy a partial point at level k (processors 0..k) with
   // remaining workload r and final time in probe interval j or later must stay below (the double
@@ -73,7 +77,7 @@ struct Probes {
                    std::vector<double>* each = nullptr);
 
   // Row k of threshold j's table (valid until the next call for another block).
-  const double* row(const Instance& in, std::size_t j, int k);
+  const float* row(const Instance& in, std::size_t j, int k);
 
   // Recomputes rows b * B + 1 .. min((b + 1) * B, p) - 1 of every threshold's table.
   void load_block(const Instance& in, int b);
@@ -81,7 +85,7 @@ struct Probes {
   double elimit = 0.0;             // items costlier than this are left out
   unsigned threads = 1;            // for recomputing blocks
   std::size_t kept_rows = 0;       // per threshold
-  UninitVector<double> rows;       // [j][i][r]: row b * B + 1 + i of the loaded block
+  UninitVector<float> rows;        // [j][i][r]: row b * B + 1 + i of the loaded block
   int loaded = -1;                 // the loaded block b
 };
 

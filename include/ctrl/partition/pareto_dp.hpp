@@ -63,6 +63,13 @@ struct DpStats {
   std::size_t recomputed_levels = 0;
   double bound_seconds = 0.0;   // time-optimal and energy-optimal solutions, probes
   double sweep_seconds = 0.0;   // the Pareto sweep and the distributions
+  // Where the sweep over processors spends sweep_seconds (wall time of the calling thread):
+  double events_seconds = 0.0;   // the sources bucketed by time, every level
+  double targets_seconds = 0.0;  // the threads' sweeps of the targets, every level
+  double collect_seconds = 0.0;  // the points and their parent pointers gathered, every level
+  double recover_seconds = 0.0;  // the walk back to the distributions (segments swept again)
+  // The busiest thread's sweep time against the threads' mean, summed over the levels (1: even).
+  double imbalance = 1.0;
 };
 
 // The exact (time, dynamic energy) Pareto front; empty when the workload cannot be split.
