@@ -4,6 +4,7 @@
 #pragma once
 #include "instance.hpp"
 
+#include <climits>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -27,9 +28,11 @@ std::vector<double> suffix_min_max_time(const Instance& in, bool allow_zero = tr
 // `out` must hold (p + 1) * (n + 1) doubles.
 void suffix_min_energy(const Instance& in, double tlimit, double elimit, double* out);
 
-// One row of that table: row k (n + 1 doubles) from row k + 1 (`below`). suffix_min_energy is
-// this step repeated, so a row recomputed from a kept row below it is bitwise the same.
-void suffix_min_energy_row(const Instance& in, int k, double tlimit, double elimit, const double* below, double* row);
+// One row of that table: row k (n + 1 doubles) from row k + 1 (`below`), its entries [lo, hi)
+// only where asked (they read `below` at [lo - the largest size, hi)). suffix_min_energy is this
+// step repeated, so a row recomputed from a kept row below it is bitwise the same.
+void suffix_min_energy_row(const Instance& in, int k, double tlimit, double elimit, const double* below, double* row,
+                           std::int32_t lo = 0, std::int32_t hi = INT32_MAX);
 
 // The parts (normalised) of a distribution of least dynamic energy, summed in processor order,
 // among those whose items have time <= tlimit and energy <= elimit; nullopt when none exists.

@@ -433,8 +433,17 @@ bool bounds(const Profile& profile, Size workload, const Instance& in, const DpO
       if (it.time <= b.tmax && it.energy <= b.eps) u.push_back(it);
     std::stable_sort(u.begin(), u.end(), [](const Item& x, const Item& y) { return x.rank < y.rank; });
   }
-  if (opt.probes > 0)
+  if (opt.probes > 0) {
     b.probes = detail::make_probes(in, rstar, b.rmax, b.eps, opt.probes, pool.size(), probe_memory(opt.memory_limit));
+    // Each level reads its bounds only at the remaining workloads of the targets it keeps.
+    std::vector<std::uint32_t> clip;
+    b.probes.reads.resize(static_cast<std::size_t>(in.p));
+    for (int k = 0; k < in.p; ++k) {
+      const auto [wlo, whi] = clip_targets(in, b.tau, k, b.tstar, b.tmax, clip);
+      b.probes.reads[static_cast<std::size_t>(k)] =
+          whi < wlo ? std::pair{0, 0} : std::pair{in.n - whi, in.n - wlo + 1};
+    }
+  }
   return true;
 }
 

@@ -87,9 +87,30 @@ const float* Probes::row(const Instance& in, std::size_t j, int k) {
   return &rows[(j * static_cast<std::size_t>(block - 1) + static_cast<std::size_t>(k - b * block - 1)) * s];
 }
 
+std::pair<std::int32_t, std::int32_t> Probes::read_range(const Instance& in, int k) const {
+  if (reads.empty() || k == 0 || k > in.p) return {0, static_cast<std::int32_t>(in.stride())};
+  return reads[static_cast<std::size_t>(k - 1)];
+}
+
 void Probes::load_block(const Instance& in, int b) {
   const std::size_t s = in.stride(), J = count(), per = static_cast<std::size_t>(block - 1);
   const int lo = b * block, hi = std::min(lo + block, in.p);  // kept rows; hi is kept number b + 1
+  // The entries each row of the block needs: what its level reads, and what the row computed from
+  // it (row k - 1) needs, widened by processor k - 1's largest size.
+  std::vector<std::pair<std::int32_t, std::int32_t>> need(static_cast<std::size_t>(std::max(hi - lo, 1)));
+  for (int k = lo + 1; k < hi; ++k) {
+    auto r = read_range(in, k);
+    if (k > lo + 1) {
+      const auto next = need[static_cast<std::size_t>(k - 1 - lo)];
+      std::int32_t reach = 0;
+      for (const Item& it : in.items[static_cast<std::size_t>(k - 1)]) reach = std::max(reach, it.size);
+      if (next.first < next.second)
+        r = r.first < r.second ? std::pair{std::min(r.first, next.first - reach), std::max(r.second, next.second)}
+                               : std::pair{next.first - reach, next.second};
+    }
+    r.first = std::max(r.first, 0);
+    need[static_cast<std::size_t>(k - lo)] = r;
+  }
   const unsigned T = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(J)));
   parallel(T, [&](unsigned t) {
     std::vector<double> chain(3 * s);  // the kept row, then two rows in turn
@@ -98,9 +119,12 @@ void Probes::load_block(const Instance& in, int b) {
       double* below = &chain[2 * s];
       std::copy_n(kept_row, s, below);
       for (int k = hi - 1; k > lo; --k) {
+        const auto [from, to] = need[static_cast<std::size_t>(k - lo)];
+        if (from >= to) continue;  // nothing reads it, nor any row computed from it
         double* dst = &chain[static_cast<std::size_t>(k & 1) * s];
-        suffix_min_energy_row(in, k, limit[j], elimit, below, dst);
-        store_below(dst, &rows[(j * per + static_cast<std::size_t>(k - lo - 1)) * s], s);
+        suffix_min_energy_row(in, k, limit[j], elimit, below, dst, from, to);
+        store_below(dst + from, &rows[(j * per + static_cast<std::size_t>(k - lo - 1)) * s + static_cast<std::size_t>(from)],
+                    static_cast<std::size_t>(to - from));
         below = dst;
       }
     }
@@ -111,6 +135,7 @@ void Probes::load_block(const Instance& in, int b) {
 void Probes::level_bound(const Instance& in, int k, double slack, std::vector<double>& bound, Pool* pool,
                          std::vector<double>* each) {
   const std::size_t J = count(), s = in.stride();
+  const auto [from, to] = read_range(in, k + 1);
   std::vector<const float*> lower(J);  // completions in [T_j, T_{j+1}) cost at least lower[j][r]
   for (std::size_t j = 0; j < J; ++j) lower[j] = row(in, std::min(j + 1, J - 1), k + 1);
   bound.resize(s * J);
@@ -124,10 +149,11 @@ void Probes::level_bound(const Instance& in, int k, double slack, std::vector<do
       bound_row(lower[j] + lo, best[j], slack, most.data(), &bound[j * s + lo],
                 one != nullptr ? one + j * s + lo : nullptr, hi - lo);
   };
-  if (pool == nullptr || s * J < (std::size_t{1} << 16))
-    workloads(0, s);
+  const auto first = static_cast<std::size_t>(from), len = static_cast<std::size_t>(std::max(to - from, 0));
+  if (pool == nullptr || len * J < (std::size_t{1} << 16))
+    workloads(first, first + len);
   else
-    pool->slices(pool->size(), s, workloads);
+    pool->slices(pool->size(), len, [&](std::size_t lo, std::size_t hi) { workloads(first + lo, first + hi); });
 }
 
 // Thresholds: a few spread evenly over the ranks between the time-optimal and energy-optimal

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <exception>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace ctrl::partition::detail {
@@ -76,11 +77,20 @@ struct Probes {
   void level_bound(const Instance& in, int k, double slack, std::vector<double>& bound, Pool* pool = nullptr,
                    std::vector<double>* each = nullptr);
 
-  // Row k of threshold j's table (valid until the next call for another block).
+  // Row k of threshold j's table (valid until the next call for another block). Of a row
+  // recomputed between kept ones, only the entries `reads` asks for and those they depend on.
   const float* row(const Instance& in, std::size_t j, int k);
+
+  // The remaining workloads [first, second) at which the sweep of each level k reads its bounds
+  // (those of its targets), k = 0..p - 1: level_bound computes no others, and the rows between
+  // kept ones only what those need. Empty: every workload.
+  std::vector<std::pair<std::int32_t, std::int32_t>> reads;
 
   // Recomputes rows b * B + 1 .. min((b + 1) * B, p) - 1 of every threshold's table.
   void load_block(const Instance& in, int b);
+
+  // The entries [first, second) of row k that level k - 1 reads (all without `reads`).
+  std::pair<std::int32_t, std::int32_t> read_range(const Instance& in, int k) const;
 
   double elimit = 0.0;             // items costlier than this are left out
   unsigned threads = 1;            // for recomputing blocks

@@ -93,12 +93,49 @@ TEST(Probes, RowsKeptOneInBAreLowerBoundsCloseToTheExactOnes) {
   }
 }
 
+// The sweep asks for each level's bounds at its targets' remaining workloads only (Probes::reads):
+// there, they are bitwise those computed everywhere, the rows between kept ones computed only
+// where some level reads them, directly or through the rows computed from them.
+TEST(Probes, BoundsReadInPartAreThoseComputedInFull) {
+  std::mt19937_64 rng(31);
+  for (int i = 0; i < 60; ++i) {
+    const int p = 10 + i % 30;
+    const Profile profile = random_profile(rng, p, 2 + i % 9, 0.8, i % 2 ? Values::fine : Values::coarse);
+    const Size n = 1 + static_cast<Size>(rng() % static_cast<std::uint64_t>(3 * p));
+    SCOPED_TRACE("instance " + std::to_string(i) + ": p=" + std::to_string(p) + " n=" + std::to_string(n));
+    const auto in = detail::make_instance(profile, n);
+    if (!in) continue;
+    const auto last = static_cast<std::uint32_t>(in->times.size() - 1);
+    const std::size_t s = in->stride(), full = static_cast<std::size_t>(in->p + 1) * s * sizeof(float);
+    const std::size_t J = detail::make_probes(*in, last / 3, last, detail::inf, 5, 1, SIZE_MAX).count();
+    const auto thinned = [&] { return detail::make_probes(*in, last / 3, last, detail::inf, 5, 1, J * full - 1); };
+    detail::Probes all = thinned(), some = thinned();
+    ASSERT_GT(some.block, 1);
+    for (int k = 0; k < in->p; ++k) {  // a random range a level, some empty
+      const auto a = static_cast<std::int32_t>(rng() % s), b = static_cast<std::int32_t>(rng() % (s + 1));
+      some.reads.emplace_back(a, rng() % 5 == 0 ? a : std::max(a, b));
+    }
+    std::vector<double> a_bound, a_each, b_bound, b_each;
+    for (int k = 0; k < in->p; ++k) {
+      all.level_bound(*in, k, 1e-9, a_bound, nullptr, &a_each);
+      some.level_bound(*in, k, 1e-9, b_bound, nullptr, &b_each);
+      const auto [from, to] = some.reads[static_cast<std::size_t>(k)];
+      for (std::size_t j = 0; j < all.count(); ++j)
+        for (auto r = static_cast<std::size_t>(from); r < static_cast<std::size_t>(to); ++r) {
+          ASSERT_EQ(std::memcmp(&a_bound[j * s + r], &b_bound[j * s + r], sizeof(double)), 0) << k << " " << j << " " << r;
+          ASSERT_EQ(std::memcmp(&a_each[j * s + r], &b_each[j * s + r], sizeof(double)), 0) << k << " " << j << " " << r;
+        }
+    }
+  }
+}
+
 // Many processors with many distinct times: 64 full tables would pass the default cap, so the
-// programme keeps one row in B. Its front is the one found without any probe bound.
+// programme keeps one row in B (and recomputes the rows between only where its levels read
+// them). Its front is the one found without any probe bound.
 TEST(Probes, LargePlatformFrontIsExact) {
   std::mt19937_64 rng(99);
   std::uniform_int_distribution<int> grid(1, 400);
-  const int p = 450, m = 4;
+  const int p = 700, m = 4;
   std::vector<ProcessorProfile> procs;
   for (int k = 0; k < p; ++k) {
     const double speed = grid(rng), cost = 1 + grid(rng) % 5;
@@ -107,10 +144,10 @@ TEST(Probes, LargePlatformFrontIsExact) {
     procs.emplace_back("P" + std::to_string(k), std::move(pts));
   }
   const Profile profile(std::move(procs));
-  const Size n = 1300;
+  const Size n = 1600;
   const auto in = detail::make_instance(profile, n);
   ASSERT_TRUE(in);
-  ASSERT_GT(64 * static_cast<std::size_t>(p + 1) * in->stride() * sizeof(double), detail::probe_memory_cap);
+  ASSERT_GT(64 * static_cast<std::size_t>(p + 1) * in->stride() * sizeof(float), detail::probe_memory_cap);
   DpOptions off, on;
   off.probes = 0;
   on.probes = 64;
