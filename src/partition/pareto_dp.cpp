@@ -44,6 +44,7 @@ constexpr std::size_t class_walk_memory_cap = std::size_t{2} << 30;
 constexpr std::int32_t block_pad = 8;
 using Vec4 = double __attribute__((vector_size(32)));
 using Mask4 = long long __attribute__((vector_size(32)));
+using Mask2 = long long __attribute__((vector_size(16)));
 
 inline std::int32_t next_improvement(double a, const double* b, const double* c, std::int32_t len) {
   const Vec4 a4 = {a, a, a, a};
@@ -54,7 +55,8 @@ inline std::int32_t next_improvement(double a, const double* b, const double* c,
     std::memcpy(&c0, c + i, sizeof c0);
     std::memcpy(&c1, c + i + 4, sizeof c1);
     const Mask4 m = ((a4 + b0) < c0) | ((a4 + b1) < c1);
-    if ((m[0] | m[1]) | (m[2] | m[3])) {
+    const Mask2 half = Mask2{m[0], m[1]} | Mask2{m[2], m[3]};  // one 128-bit or, then two lanes
+    if (half[0] | half[1]) {
       for (const std::int32_t last = std::min(i + 8, len); i < last; ++i)
         if (a + b[i] < c[i]) return i;
       return len;  // only past len: this was the last block
