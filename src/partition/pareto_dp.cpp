@@ -457,19 +457,27 @@ struct Checkpoint {
   detail::UninitVector<std::uint32_t> rank;
   detail::UninitVector<double> energy;
 
-  Checkpoint(const Level& from, int k) : level(k), offset(from.offset), rank(from.size()), energy(from.size()) {
-    std::copy_n(from.rank.data(), from.size(), rank.data());
-    std::copy_n(from.energy.data(), from.size(), energy.data());
+  // Copied by the pool's threads (tens of MiB at p = 1000, and fresh pages to fault in).
+  Checkpoint(const Level& from, int k, Pool& pool)
+      : level(k), offset(from.offset), rank(from.size()), energy(from.size()) {
+    copy(pool, from.rank.data(), from.energy.data(), rank.data(), energy.data());
   }
   std::size_t bytes() const {
     return offset.size() * sizeof(std::uint32_t) + rank.size() * (sizeof(std::uint32_t) + sizeof(double));
   }
-  void restore(Level& to) const {
+  void restore(Level& to, Pool& pool) const {
     to.offset = offset;
     to.rank.reserve_discard(rank.size());
     to.energy.reserve_discard(rank.size());
-    std::copy_n(rank.data(), rank.size(), to.rank.data());
-    std::copy_n(energy.data(), rank.size(), to.energy.data());
+    copy(pool, rank.data(), energy.data(), to.rank.data(), to.energy.data());
+  }
+
+ private:
+  void copy(Pool& pool, const std::uint32_t* r, const double* e, std::uint32_t* r_to, double* e_to) const {
+    pool.slices(pool.size(), rank.size(), [&](std::size_t lo, std::size_t hi) {
+      std::copy(r + lo, r + hi, r_to + lo);
+      std::copy(e + lo, e + hi, e_to + lo);
+    });
   }
 };
 
@@ -630,16 +638,18 @@ std::size_t Sweep::level(int k, bool forward, std::int32_t lo, std::int32_t hi) 
   // Records' storage is given back where it is more than twice what the target's front needs
   // now: each target's storage would otherwise stay as large as its largest front so far (and
   // targets the level no longer keeps hold theirs), about ten times a level at p = 1000.
-  for (std::size_t w = 0; w < st_.out.size(); ++w) {
-    std::vector<Record>& v = st_.out[w];
-    const bool kept = static_cast<std::int32_t>(w) >= wlo && static_cast<std::int32_t>(w) <= whi;
-    const std::size_t need = kept ? v.size() : 0;
-    if (v.capacity() > 2 * need + 16) {
-      std::vector<Record> fit;
-      if (need > 0) fit.reserve(need + need / 4 + 8);
-      v.swap(fit);
+  pool_.slices(pool_.size(), st_.out.size(), [&](std::size_t from, std::size_t to) {
+    for (std::size_t w = from; w < to; ++w) {
+      std::vector<Record>& v = st_.out[w];
+      const bool kept = static_cast<std::int32_t>(w) >= wlo && static_cast<std::int32_t>(w) <= whi;
+      const std::size_t need = kept ? v.size() : 0;
+      if (v.capacity() > 2 * need + 16) {
+        std::vector<Record> fit;
+        if (need > 0) fit.reserve(need + need / 4 + 8);
+        v.swap(fit);
+      }
     }
-  }
+  });
   peak_ = std::max(peak_, held());
   std::swap(st_.src, st_.next);
   if (forward) phases_.collect += seconds_since(t0);
@@ -677,7 +687,7 @@ Back* Sweep::pointers(int k, std::size_t count) {
     st_.segment = detail::Arena<Back>{};  // no more memory than the shorter segments need
   else
     st_.segment.rewind();
-  st_.checkpoints.emplace_back(st_.src, k - 1);  // a new segment starts at k
+  st_.checkpoints.emplace_back(st_.src, k - 1, pool_);  // a new segment starts at k
   st_.checkpoint_bytes += st_.checkpoints.back().bytes();
   ++checkpoints_;
   st_.segment_levels = 1;
@@ -699,7 +709,7 @@ void Sweep::resweep(std::size_t s, int last, std::int32_t lo, std::int32_t hi) {
     for (const Item& it : b_.usable[static_cast<std::size_t>(k)]) reach = std::max(reach, it.size);
     lo = std::max(lo - reach, 0);
   }
-  cp.restore(st_.src);
+  cp.restore(st_.src, pool_);
   for (int k = cp.level + 1; k <= last; ++k) level(k, false, from[static_cast<std::size_t>(k - cp.level - 1)], hi);
   st_.recomputed += static_cast<std::size_t>(last - cp.level);
 }
