@@ -223,9 +223,13 @@ TEST(ClassWalk, SameFrontAsEnumerationAndTheSweep) {
     DpStats stats;
     const Front got = pareto_front_dp(profile, n, walk, &stats);
     ASSERT_TRUE(valid_front(profile, n, got));
-    if (profile.size() <= 7) ASSERT_TRUE(same_front(brute_force_front(profile, n), got));
+    if (profile.size() <= 7) {
+      ASSERT_TRUE(same_front(brute_force_front(profile, n), got));
+    }
     ASSERT_TRUE(same_front(pareto_front_dp(profile, n, sweep), got));
-    if (!got.empty()) ASSERT_GT(stats.classes, 0u);  // the walk ran, not the sweep
+    if (!got.empty()) {
+      ASSERT_GT(stats.classes, 0u);  // the walk ran, not the sweep
+    }
     walked += got.empty() ? 0 : 1;
   }
   EXPECT_GT(walked, 400);

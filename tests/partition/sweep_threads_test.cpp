@@ -29,7 +29,9 @@ TEST(DynamicProgramme, ManyThreadsGiveTheFrontOfOneBitForBit) {
       const Front reference = pareto_front_dp(profile, n, one, &stats);
       ASSERT_FALSE(reference.empty());
       // Without the probes' bounds the levels are large enough to be bucketed in several chunks.
-      if (probes == 0) ASSERT_GE(stats.states / static_cast<std::size_t>(p), std::size_t{2048});
+      if (probes == 0) {
+        ASSERT_GE(stats.states / static_cast<std::size_t>(p), std::size_t{2048});
+      }
       for (const unsigned threads : {2u, 3u, 16u}) {
         DpOptions many = one;
         many.threads = threads;
