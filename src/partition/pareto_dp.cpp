@@ -638,10 +638,10 @@ std::size_t Sweep::level(int k, bool forward, std::int32_t lo, std::int32_t hi) 
   // Records' storage is given back where it is more than twice what the target's front needs
   // now: each target's storage would otherwise stay as large as its largest front so far (and
   // targets the level no longer keeps hold theirs), about ten times a level at p = 1000.
-  pool_.slices(pool_.size(), st_.out.size(), [&](std::size_t from, std::size_t to) {
+  pool_.slices(pool_.size(), st_.out.size(), [&, first = wlo, last = whi](std::size_t from, std::size_t to) {
     for (std::size_t w = from; w < to; ++w) {
       std::vector<Record>& v = st_.out[w];
-      const bool kept = static_cast<std::int32_t>(w) >= wlo && static_cast<std::int32_t>(w) <= whi;
+      const bool kept = static_cast<std::int32_t>(w) >= first && static_cast<std::int32_t>(w) <= last;
       const std::size_t need = kept ? v.size() : 0;
       if (v.capacity() > 2 * need + 16) {
         std::vector<Record> fit;
