@@ -13,6 +13,10 @@
 #   CTRL_GOALS=jacobi: only what issue 15's Jacobi goals need, in about 4
 #   minutes: the targets of the vector-run and recorded-launch tests and of bench_cuda, those tests,
 #   the SASS, and the vector-run and Jacobi replay benchmarks (no sanitizer, CPU launch, apps, fronts)
+#   CTRL_GOALS=verify: a check after changes, in about 7 minutes: everything built, the GPU's tests,
+#   memcheck, the SASS, the Jacobi benchmarks, then the cluster fronts of issue 16 that need the
+#   16 cores (wide and distinct exact fronts on every core, the latter with 64 and 128 probes; each
+#   run's JSON says where its time went)
 #
 # Files: goals.log (all of it), build.log, ctest.log, memcheck.log, sass.txt, cpu-launch-16.json,
 # cpu-launch-2.json, cuda-goals.json, partition-cores.json.
@@ -24,6 +28,7 @@ BUILD=${CTRL_GPU_BUILD:-build/gpu}
 JOBS=${CTRL_GPU_JOBS:-16}
 GOALS=${CTRL_GOALS:-all}
 quick() { [[ $GOALS == jacobi ]]; }
+verify() { [[ $GOALS == verify ]]; }
 exec > >(tee -a "$OUT/goals.log") 2>&1
 T0=$(date +%s)
 step() { echo; echo "=== [$(($(date +%s) - T0))s] $*"; }
@@ -74,7 +79,7 @@ OBJ=$(find "$BUILD/bench" -name 'bench_coarsening.cu.o' | head -1)
 # hand_jacobi4's loads are LDG.E.128.CONSTANT, hand_jacobi4_coherent's plain LDG.E.128 as ctrl's.
 grep -E "vector_2d|hand_add4|hand_jacobi4" "$OUT/sass.txt" | cut -c1-160
 
-if quick; then
+if quick || verify; then
   step "vector runs and Jacobi replayed (issue 15's Jacobi goals)"
   rm -f "$OUT/cuda-goals.md"
   CTRL_BENCH_SUMMARY="$OUT/cuda-goals.md" timeout 150 "$BUILD/bench/bench_cuda" \
@@ -82,6 +87,13 @@ if quick; then
     --benchmark_out_format=json --benchmark_counters_tabular=false 2>&1 | grep -E "^vector |^jacobi |^ctrl |Error|error"
   echo "bench_cuda exit: ${PIPESTATUS[0]}"
   cat "$OUT/cuda-goals.md" 2>/dev/null
+  if verify; then
+    step "cluster fronts on every core (issue 16): wide, then distinct with 64 and 128 probes"
+    for args in "wide_exact 0" "distinct_exact 0 2048 64" "distinct_exact 0 2048 128"; do
+      # shellcheck disable=SC2086  # the arguments are words
+      timeout "${LIMIT_S:-60}" "$BUILD/bench/partition_cores_bench" --peak $args | tee -a "$OUT/partition-cores.json"
+    done
+  fi
   step "done"
   exit 0
 fi
