@@ -262,15 +262,25 @@ CTRL_PARTITION_SIMD void Sweeper::run(const SweepInput& s, std::int32_t lo, std:
   }
 }
 
+// An instance whose sweep is worth threads and more probes: items times workload units past 2^22.
+bool large(const Instance& in) {
+  std::size_t items = 0;
+  for (const auto& v : in.items) items += v.size();
+  return items * static_cast<std::size_t>(in.n) >= (std::size_t{1} << 22);
+}
+
 // As asked; by default every core this process may use (rank 0's node computes the front while
 // the others wait), and one for small instances, where starting threads at every level would cost
 // more than it saves. The front does not depend on it.
 unsigned thread_count(const DpOptions& opt, const Instance& in) {
   if (opt.threads != 0) return opt.threads;
-  std::size_t items = 0;
-  for (const auto& v : in.items) items += v.size();
-  if (items * static_cast<std::size_t>(in.n) < (std::size_t{1} << 22)) return 1;
-  return detail::usable_cores();
+  return large(in) ? detail::usable_cores() : 1;
+}
+
+// DpOptions::probes, the default resolved: twice the thresholds where the sweep is large.
+int probe_count(const DpOptions& opt, const Instance& in) {
+  if (opt.probes >= 0) return opt.probes;
+  return large(in) ? 128 : 64;
 }
 
 // Buckets the points of `src` by rank into `ev` (ranks 0 .. ranks - 1). Each thread counts the
@@ -435,8 +445,8 @@ bool bounds(const Profile& profile, Size workload, const Instance& in, const DpO
       if (it.time <= b.tmax && it.energy <= b.eps) u.push_back(it);
     std::stable_sort(u.begin(), u.end(), [](const Item& x, const Item& y) { return x.rank < y.rank; });
   }
-  if (opt.probes > 0) {
-    b.probes = detail::make_probes(in, rstar, b.rmax, b.eps, opt.probes, pool.size(), probe_memory(opt.memory_limit));
+  if (const int asked = probe_count(opt, in); asked > 0) {
+    b.probes = detail::make_probes(in, rstar, b.rmax, b.eps, asked, pool.size(), probe_memory(opt.memory_limit));
     // Each level reads its bounds only at the remaining workloads of the targets it keeps.
     std::vector<std::uint32_t> clip;
     b.probes.reads.resize(static_cast<std::size_t>(in.p));
@@ -708,6 +718,17 @@ void Sweep::resweep(std::size_t s, int last, std::int32_t lo, std::int32_t hi) {
     std::int32_t reach = 0;
     for (const Item& it : b_.usable[static_cast<std::size_t>(k)]) reach = std::max(reach, it.size);
     lo = std::max(lo - reach, 0);
+  }
+  // The probes' bounds of these levels are needed only at the targets swept again: narrower than
+  // the forward sweep's, so the rows between kept ones are recomputed for them alone (each level
+  // is swept again once; a block of rows shared with another segment is computed again).
+  std::vector<std::pair<std::int32_t, std::int32_t>>& reads = b_.probes.reads;
+  if (!reads.empty()) {
+    for (int k = cp.level + 1; k <= last; ++k) {
+      auto& r = reads[static_cast<std::size_t>(k)];
+      r = {std::max(r.first, in_.n - hi), std::min(r.second, in_.n - from[static_cast<std::size_t>(k - cp.level - 1)] + 1)};
+    }
+    b_.probes.loaded = -1;
   }
   cp.restore(st_.src, pool_);
   for (int k = cp.level + 1; k <= last; ++k) level(k, false, from[static_cast<std::size_t>(k - cp.level - 1)], hi);

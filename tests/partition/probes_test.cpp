@@ -160,6 +160,19 @@ TEST(Probes, LargePlatformFrontIsExact) {
   EXPECT_TRUE(valid_front(profile, n, got));
   EXPECT_GT(s_on.probes, 8u);
   EXPECT_LT(s_on.states, s_off.states);
+  // Within a memory limit that keeps few pointers: segments swept again, their bounds recomputed
+  // only where those sweeps read them. The same front, distributions included.
+  DpOptions tight = on;
+  tight.memory_limit = std::size_t{4} << 20;
+  DpStats s_tight;
+  const Front again = pareto_front_dp(profile, n, tight, &s_tight);
+  EXPECT_GT(s_tight.recomputed_levels, 100u);
+  ASSERT_EQ(again.size(), got.size());
+  for (std::size_t j = 0; j < got.size(); ++j) {
+    ASSERT_EQ(again[j].time, got[j].time) << j;
+    ASSERT_EQ(again[j].energy, got[j].energy) << j;
+    ASSERT_EQ(again[j].distribution, got[j].distribution) << j;
+  }
 }
 
 // The probe tables' row kernel (sixteen entries in registers over every size, the sizes that reach

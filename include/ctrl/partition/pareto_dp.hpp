@@ -37,7 +37,10 @@ enum class ClassUse {
 
 struct DpOptions {
   unsigned threads = 0;  // 0: every core this process may use (one for small instances)
-  int probes = 64;       // time thresholds for the energy bounds; 0 turns those bounds off
+  // Time thresholds for the energy bounds; 0 turns those bounds off. Negative (the default): 64,
+  // or 128 on large instances (those swept on several threads), where the sweep's points cost more
+  // than the thresholds' programmes (p = 1000: 12 % less time, 28 % fewer points; 2 threads).
+  int probes = -1;
   ClassUse classes = ClassUse::automatic;
   // Bytes the sweep over processors aims to stay within (DpStats::table_bytes). Every level's
   // parent pointers are kept while they fit; past that, distributions are recovered by sweeping
