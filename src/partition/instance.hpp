@@ -24,6 +24,13 @@ struct Item {
   std::uint32_t rank = 0;  // index of `time` in Instance::times
 };
 
+// The largest size among `items` (0 for none): how far a processor's part reaches in workload.
+inline std::int32_t largest_size(const std::vector<Item>& items) {
+  std::int32_t most = 0;
+  for (const Item& it : items) most = it.size > most ? it.size : most;
+  return most;
+}
+
 struct Instance {
   int p = 0;
   Size unit = 1;        // every size and the workload are multiples of it

@@ -196,8 +196,7 @@ CTRL_PARTITION_SIMD void Sweeper::run(const SweepInput& s, std::int32_t lo, std:
 
   cap(s, lo, hi, 0);
   const std::vector<Item>& items = *s.items;
-  std::int32_t reach = 0;  // the largest usable size
-  for (const Item& it : items) reach = std::max(reach, it.size);
+  const std::int32_t reach = detail::largest_size(items);  // the largest usable size
   const auto a = static_cast<std::uint32_t>(std::max(lo - reach, 0)), b = static_cast<std::uint32_t>(hi);
   const bool whole = a == 0 && hi > n;
   std::size_t ai = 0;
@@ -334,6 +333,12 @@ void bucket_by_rank(Pool& pool, const Level& src, std::uint32_t ranks, Events& e
   });
 }
 
+// The remaining workloads [first, second) of the targets [wlo, whi] (empty when whi < wlo): where
+// a level reads its probes' bounds.
+std::pair<std::int32_t, std::int32_t> remaining(const Instance& in, std::int32_t wlo, std::int32_t whi) {
+  return whi < wlo ? std::pair{0, 0} : std::pair{in.n - whi, in.n - wlo + 1};
+}
+
 // The targets a level keeps ([wlo, whi], empty when whi < wlo) and their least final times: a
 // point of workload w can end no sooner than the remaining processors allow.
 std::pair<std::int32_t, std::int32_t> clip_targets(const Instance& in, const std::vector<double>& tau, int k,
@@ -373,8 +378,7 @@ std::vector<std::int32_t> split_targets(const Level& src, const std::vector<Item
   std::vector<std::int32_t> cut(T + 1, wlo);
   cut[T] = whi + 1;
   if (T == 1) return cut;
-  std::int32_t reach = 0;
-  for (const Item& it : items) reach = std::max(reach, it.size);
+  const std::int32_t reach = detail::largest_size(items);
   const double per_record = std::max(1.0, reach / 2.0);
   std::vector<double> work(static_cast<std::size_t>(whi - wlo) + 2, 0.0);  // cumulative
   for (std::int32_t w = wlo; w <= whi; ++w) {
@@ -452,8 +456,7 @@ bool bounds(const Profile& profile, Size workload, const Instance& in, const DpO
     b.probes.reads.resize(static_cast<std::size_t>(in.p));
     for (int k = 0; k < in.p; ++k) {
       const auto [wlo, whi] = clip_targets(in, b.tau, k, b.tstar, b.tmax, clip);
-      b.probes.reads[static_cast<std::size_t>(k)] =
-          whi < wlo ? std::pair{0, 0} : std::pair{in.n - whi, in.n - wlo + 1};
+      b.probes.reads[static_cast<std::size_t>(k)] = remaining(in, wlo, whi);
     }
   }
   return true;
@@ -715,21 +718,14 @@ void Sweep::resweep(std::size_t s, int last, std::int32_t lo, std::int32_t hi) {
   std::vector<std::int32_t> from(static_cast<std::size_t>(last - cp.level));  // lo of each level
   for (int k = last; k > cp.level; --k) {
     from[static_cast<std::size_t>(k - cp.level - 1)] = lo;
-    std::int32_t reach = 0;
-    for (const Item& it : b_.usable[static_cast<std::size_t>(k)]) reach = std::max(reach, it.size);
-    lo = std::max(lo - reach, 0);
+    lo = std::max(lo - detail::largest_size(b_.usable[static_cast<std::size_t>(k)]), 0);
   }
   // The probes' bounds of these levels are needed only at the targets swept again: narrower than
   // the forward sweep's, so the rows between kept ones are recomputed for them alone (each level
   // is swept again once; a block of rows shared with another segment is computed again).
-  std::vector<std::pair<std::int32_t, std::int32_t>>& reads = b_.probes.reads;
-  if (!reads.empty()) {
-    for (int k = cp.level + 1; k <= last; ++k) {
-      auto& r = reads[static_cast<std::size_t>(k)];
-      r = {std::max(r.first, in_.n - hi), std::min(r.second, in_.n - from[static_cast<std::size_t>(k - cp.level - 1)] + 1)};
-    }
-    b_.probes.loaded = -1;
-  }
+  if (!b_.probes.reads.empty())
+    for (int k = cp.level + 1; k <= last; ++k)
+      b_.probes.narrow_reads(k, remaining(in_, from[static_cast<std::size_t>(k - cp.level - 1)], hi));
   cp.restore(st_.src, pool_);
   for (int k = cp.level + 1; k <= last; ++k) level(k, false, from[static_cast<std::size_t>(k - cp.level - 1)], hi);
   st_.recomputed += static_cast<std::size_t>(last - cp.level);

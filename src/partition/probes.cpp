@@ -92,6 +92,12 @@ std::pair<std::int32_t, std::int32_t> Probes::read_range(const Instance& in, int
   return reads[static_cast<std::size_t>(k - 1)];
 }
 
+void Probes::narrow_reads(int k, std::pair<std::int32_t, std::int32_t> range) {
+  auto& r = reads[static_cast<std::size_t>(k)];
+  r = {std::max(r.first, range.first), std::min(r.second, range.second)};
+  loaded = -1;  // the loaded block's rows were computed for the wider ranges
+}
+
 void Probes::load_block(const Instance& in, int b) {
   const std::size_t s = in.stride(), J = count(), per = static_cast<std::size_t>(block - 1);
   const int lo = b * block, hi = std::min(lo + block, in.p);  // kept rows; hi is kept number b + 1
@@ -102,8 +108,7 @@ void Probes::load_block(const Instance& in, int b) {
     auto r = read_range(in, k);
     if (k > lo + 1) {
       const auto next = need[static_cast<std::size_t>(k - 1 - lo)];
-      std::int32_t reach = 0;
-      for (const Item& it : in.items[static_cast<std::size_t>(k - 1)]) reach = std::max(reach, it.size);
+      const std::int32_t reach = largest_size(in.items[static_cast<std::size_t>(k - 1)]);
       if (next.first < next.second)
         r = r.first < r.second ? std::pair{std::min(r.first, next.first - reach), std::max(r.second, next.second)}
                                : std::pair{next.first - reach, next.second};

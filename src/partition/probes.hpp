@@ -92,6 +92,10 @@ struct Probes {
   // The entries [first, second) of row k that level k - 1 reads (all without `reads`).
   std::pair<std::int32_t, std::int32_t> read_range(const Instance& in, int k) const;
 
+  // Level k will read its bounds only within `range` of what it read so far (swept again over
+  // fewer targets): reads[k] narrows, and the rows between kept ones are loaded again for it.
+  void narrow_reads(int k, std::pair<std::int32_t, std::int32_t> range);
+
   double elimit = 0.0;             // items costlier than this are left out
   unsigned threads = 1;            // for recomputing blocks
   std::size_t kept_rows = 0;       // per threshold

@@ -19,6 +19,7 @@
 namespace ctrl::partition {
 namespace {
 
+using testing::identical;
 using testing::random_profile;
 using testing::same_front;
 using testing::valid_front;
@@ -167,12 +168,7 @@ TEST(Probes, LargePlatformFrontIsExact) {
   DpStats s_tight;
   const Front again = pareto_front_dp(profile, n, tight, &s_tight);
   EXPECT_GT(s_tight.recomputed_levels, 100u);
-  ASSERT_EQ(again.size(), got.size());
-  for (std::size_t j = 0; j < got.size(); ++j) {
-    ASSERT_EQ(again[j].time, got[j].time) << j;
-    ASSERT_EQ(again[j].energy, got[j].energy) << j;
-    ASSERT_EQ(again[j].distribution, got[j].distribution) << j;
-  }
+  EXPECT_TRUE(identical(again, got));
 }
 
 // The probe tables' row kernel (sixteen entries in registers over every size, the sizes that reach
