@@ -254,10 +254,10 @@ TEST_F(Plans, TotalsArePredictedByTheFrontAndCountTheBasePowerForTotalEnergy) {
   ProcessorRun a, b;
   a.name = "a";
   a.rows = 1;
-  a.predicted = {1.0, 1.0};
+  a.predicted = {1.0, 1.0, std::nullopt};
   b.name = "b";
   b.rows = 3;
-  b.predicted = {1.5, 9.0};
+  b.predicted = {1.5, 9.0, std::nullopt};
   b.energy = Estimate{};
   b.energy->mean = 10.0;
   o.processors = {a, b};

@@ -71,7 +71,8 @@ struct DpStats {
   double targets_seconds = 0.0;  // the threads' sweeps of the targets, every level
   double collect_seconds = 0.0;  // the points and their parent pointers gathered, every level
   double recover_seconds = 0.0;  // the walk back to the distributions (segments swept again)
-  // The busiest thread's sweep time against the threads' mean, summed over the levels (1: even).
+  // The busiest thread's sweep (its CPU time) against the threads' mean, summed over the levels
+  // (1: even).
   double imbalance = 1.0;
 };
 
