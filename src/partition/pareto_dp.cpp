@@ -104,12 +104,6 @@ struct Events {
   Buffer<double> energy;             // and its energy (read in order by every thread's sweep)
   std::vector<std::uint32_t> count;  // [thread][rank]: points of its chunk, then where they go
   std::vector<std::uint32_t> sum;    // per slice of ranks: its points
-  // The sweep's passes over sizes, by target: coverage[w] counts the source points whose pass
-  // reaches w (a point of workload v and time r passes over the targets v .. v + the largest
-  // size usable by then), summed up to w; `diff` holds each thread's differences ([thread][w]).
-  // Only where the targets are split between threads.
-  std::vector<double> coverage;  // n + 2: prefix sums, coverage[w] = passes of targets below w
-  std::vector<std::int64_t> diff;
 };
 
 // Everything one level's sweep reads.
@@ -297,22 +291,10 @@ int probe_count(const DpOptions& opt, const Instance& in) {
   return large(in) ? 128 : 64;
 }
 
-// The largest size among `items` (by rank) usable at each rank 0 .. last, -1 before the first.
-void reach_by_rank(const std::vector<Item>& items, std::uint32_t last, std::vector<std::int32_t>& reach) {
-  reach.assign(last + 1, -1);
-  std::int32_t most = -1;
-  auto it = items.begin();
-  for (std::uint32_t r = 0; r <= last; ++r) {
-    for (; it != items.end() && it->rank == r; ++it) most = std::max(most, it->size);
-    reach[r] = most;
-  }
-}
-
 // Buckets the points of `src` by rank into `ev` (ranks 0 .. ranks - 1). Each thread counts the
 // ranks of one chunk of the points, the counts become positions (by rank, then by chunk), and each
-// thread places its chunk: the order of one pass over the points, on any number of threads. With
-// reach_at (per rank: the largest size usable by then, or -1), the same pass counts ev.coverage.
-void bucket_by_rank(Pool& pool, const Level& src, std::uint32_t ranks, const std::int32_t* reach_at, Events& ev) {
+// thread places its chunk: the order of one pass over the points, on any number of threads.
+void bucket_by_rank(Pool& pool, const Level& src, std::uint32_t ranks, Events& ev) {
   const std::size_t N = src.size(), R = ranks;
   const unsigned T = static_cast<unsigned>(std::clamp<std::size_t>(N >> 10, 1, pool.size()));
   ev.start.resize(R + 1);
@@ -345,37 +327,19 @@ void bucket_by_rank(Pool& pool, const Level& src, std::uint32_t ranks, const std
     }
   });
   ev.start[R] = static_cast<std::uint32_t>(N);
-  const std::size_t W = src.offset.size();  // n + 2
-  if (reach_at != nullptr) ev.diff.assign(T * W, 0);
   pool.run(T, [&](unsigned t) {
     std::uint32_t* c = &ev.count[t * R];
     const auto [lo, hi] = chunk(t);
     if (lo == hi) return;
     auto w =
         static_cast<std::size_t>(std::upper_bound(src.offset.begin(), src.offset.end(), lo) - src.offset.begin()) - 1;
-    std::int64_t* d = reach_at != nullptr ? &ev.diff[t * W] : nullptr;
     for (std::size_t j = lo; j < hi; ++j) {
       while (src.offset[w + 1] <= j) ++w;
-      const std::uint32_t r = src.rank[j], at = c[r]++;
+      const std::uint32_t at = c[src.rank[j]]++;
       ev.w[at] = static_cast<std::uint32_t>(w);
       ev.energy[at] = src.energy[j];
-      if (d != nullptr && reach_at[r] >= 0) {
-        ++d[w];
-        --d[std::min(w + static_cast<std::size_t>(reach_at[r]) + 1, W - 1)];
-      }
     }
   });
-  if (reach_at == nullptr) return;
-  ev.coverage.assign(W, 0.0);  // the threads' differences, added; then two prefix sums
-  pool.slices(T, W, [&](std::size_t lo, std::size_t hi) {
-    for (unsigned u = 0; u < T; ++u)
-      for (std::size_t w = lo; w < hi; ++w) ev.coverage[w] += static_cast<double>(ev.diff[u * W + w]);
-  });
-  double passes = 0.0, below = 0.0;
-  for (double& c : ev.coverage) {
-    passes += c;  // the passes that reach w
-    c = std::exchange(below, below + passes);
-  }
 }
 
 // The remaining workloads [first, second) of the targets [wlo, whi] (empty when whi < wlo): where
@@ -409,76 +373,37 @@ std::pair<std::int32_t, std::int32_t> clip_targets(const Instance& in, const std
   return {wlo, whi};
 }
 
-// What sweeping the targets [lo, hi) costs one thread, in about nanoseconds: its share of the
-// level's source points (each visited once, whether its pass reaches the slice or not, 3 ns), of
-// the passes over sizes (0.25 ns a size, in blocks of 8), of the candidates it records (about as
-// many as the points the targets kept at the level before, `before`: 35 ns each, the records and
-// the improvements that found them) and of the items' passes over the sources (0.05 ns a size).
-// Fitted to the threads' CPU times on the p = 32, m = 2000 instance, where the slices' times
-// spread by 10 times: the passes alone, or the records alone, priced them 2 times off.
-struct SlicePrice {
-  const Level& src;
-  const Events& ev;
-  std::vector<double> records;  // prefix sums of `before` by target, from `first`
-  std::int32_t first, reach, n;
-  double items;
-
-  SlicePrice(const Level& s, const Events& e, const std::vector<Item>& usable,
-             const std::vector<std::vector<Record>>& before, std::int32_t wlo, std::int32_t whi)
-      : src(s),
-        ev(e),
-        records(static_cast<std::size_t>(std::max(whi - wlo, -1)) + 2, 0.0),
-        first(wlo),
-        reach(detail::largest_size(usable)),
-        n(static_cast<std::int32_t>(s.offset.size()) - 2),
-        items(static_cast<double>(usable.size())) {
-    for (std::int32_t w = wlo; w <= whi; ++w)
-      records[static_cast<std::size_t>(w - wlo) + 1] =
-          records[static_cast<std::size_t>(w - wlo)] + static_cast<double>(before[static_cast<std::size_t>(w)].size());
-  }
-  double operator()(std::int32_t lo, std::int32_t hi) const {
-    const auto at = [](std::int32_t w) { return static_cast<std::size_t>(w); };
-    const double sources = src.offset[at(std::min(hi, n + 1))] - src.offset[at(std::max(0, lo - reach))];
-    const double passes = ev.coverage[at(hi)] - ev.coverage[at(lo)];
-    const double recorded = records[at(hi - first)] - records[at(lo - first)];
-    return 3.0 * sources + 0.25 * passes + 35.0 * recorded + 0.05 * items * (hi - lo);
-  }
-};
-
-// Cuts the targets [wlo, whi] into at most `threads` slices, the costliest as cheap as it can be:
-// the least price B such that slices of price at most B, each as long as B allows, cover the
-// targets (a bisection on B; a slice's price grows as it does).
-std::vector<std::int32_t> split_targets(const SlicePrice& price, std::int32_t wlo, std::int32_t whi,
-                                        unsigned threads) {
+// Splits the targets [wlo, whi] between at most `threads` threads by their estimated work: the
+// source points within reach of each target (at most the largest usable size below it), each a
+// pass over the sizes, and the candidates it records, about as many as the points the target kept
+// at the level before (`before`, the records still held), each weighted as half a pass. With the
+// sources alone, the thread of the low targets (whose fronts are the long ones) recorded 4 to 8
+// times the other's candidates on the p = 32, m = 2000 instance, and the level waited for it: on
+// two threads the busiest took 1.5 times the mean; with the records, 1.1 to 1.35. A finer price
+// (each slice's source events, its exact passes, records and items, fitted to the threads' CPU
+// times, cuts by bisection) evened out 2 to 4 threads a little more but was 4 % slower on 16
+// cores (bench/results/partition-processors.md, session 16): not kept.
+std::vector<std::int32_t> split_targets(const Level& src, const std::vector<Item>& items,
+                                        const std::vector<std::vector<Record>>& before, std::int32_t wlo,
+                                        std::int32_t whi, unsigned threads) {
   const unsigned T = whi < wlo ? 1 : std::min<unsigned>(threads, static_cast<unsigned>(whi - wlo + 1));
-  std::vector<std::int32_t> cut(T + 1, whi + 1);
-  cut[0] = wlo;
-  if (T == 1) return cut;
-  // The slices of price at most B from wlo (cut[1] ...), and whether T of them reach whi.
-  const auto fill = [&](double B) {
-    std::int32_t lo = wlo;
-    for (unsigned t = 1; t <= T; ++t) {
-      if (lo > whi) {
-        cut[t] = lo;
-        continue;
-      }
-      std::int32_t a = lo + 1, b = whi + 1;  // the longest [lo, hi) of price <= B, at least one target
-      while (a < b) {
-        const std::int32_t mid = a + (b - a + 1) / 2;
-        if (price(lo, mid) <= B) a = mid;
-        else b = mid - 1;
-      }
-      cut[t] = lo = a;
-    }
-    return lo > whi;
-  };
-  double low = 0.0, high = price(wlo, whi + 1);
-  for (int i = 0; i < 40 && high - low > 1e-3 * high; ++i) {
-    const double mid = (low + high) / 2;
-    (fill(mid) ? high : low) = mid;
-  }
-  fill(high);
+  std::vector<std::int32_t> cut(T + 1, wlo);
   cut[T] = whi + 1;
+  if (T == 1) return cut;
+  const std::int32_t reach = detail::largest_size(items);
+  const double per_record = std::max(1.0, reach / 2.0);
+  std::vector<double> work(static_cast<std::size_t>(whi - wlo) + 2, 0.0);  // cumulative
+  for (std::int32_t w = wlo; w <= whi; ++w) {
+    const auto below = src.offset[static_cast<std::size_t>(w) + 1],
+               from = src.offset[static_cast<std::size_t>(std::max(0, w - reach))];
+    const auto records = static_cast<double>(before[static_cast<std::size_t>(w)].size());
+    work[static_cast<std::size_t>(w - wlo) + 1] =
+        work[static_cast<std::size_t>(w - wlo)] + static_cast<double>(below - from) + per_record * records + 1.0;
+  }
+  unsigned t = 1;
+  for (std::int32_t w = wlo; w <= whi && t < T; ++w)
+    if (work[static_cast<std::size_t>(w - wlo) + 1] >= work.back() * t / T) cut[t++] = w + 1;
+  for (; t < T; ++t) cut[t] = whi + 1;
   return cut;
 }
 
@@ -606,7 +531,6 @@ struct SweepState {
   std::vector<const Back*> back;  // per level, while its pointers are held
   std::vector<std::vector<Record>> out;
   std::vector<Sweeper> sweepers;
-  std::vector<std::int32_t> reach_at;  // per rank: the largest size usable by then (bucket_by_rank)
 
   detail::Arena<Back> arena;            // parent pointers of levels 0 .. kept - 1, kept to the end
   detail::Arena<Back> segment;          // those of the current segment
@@ -707,18 +631,14 @@ std::size_t Sweep::level(int k, bool forward, std::int32_t lo, std::int32_t hi) 
     si_.probes = b_.probes.count();
   }
   auto t0 = Clock::now();
-  si_.items = &b_.usable[static_cast<std::size_t>(k)];
-  const bool split = pool_.size() > 1 && whi > wlo;
-  if (split) reach_by_rank(*si_.items, b_.rmax, st_.reach_at);  // for the coverage that prices slices
-  bucket_by_rank(pool_, st_.src, b_.rmax + 1, split ? st_.reach_at.data() : nullptr, st_.events);
+  bucket_by_rank(pool_, st_.src, b_.rmax + 1, st_.events);
   if (forward) phases_.events += seconds_since(t0);
   si_.src = &st_.src;
+  si_.items = &b_.usable[static_cast<std::size_t>(k)];
   si_.event_start = st_.events.start.data();
   si_.event_w = st_.events.w.data();
   si_.event_energy = st_.events.energy.data();
-  const std::vector<std::int32_t> cut =
-      split ? split_targets(SlicePrice(st_.src, st_.events, *si_.items, st_.out, wlo, whi), wlo, whi, pool_.size())
-            : std::vector<std::int32_t>{wlo, whi + 1};
+  const std::vector<std::int32_t> cut = split_targets(st_.src, *si_.items, st_.out, wlo, whi, pool_.size());
   const auto T = static_cast<unsigned>(cut.size() - 1);
   t0 = Clock::now();
   thread_seconds_.assign(T, 0.0);
@@ -877,7 +797,6 @@ std::size_t Sweep::working() const {
   return points * (sizeof(std::uint32_t) + sizeof(double)) +
          st_.src.size() * (sizeof(std::uint32_t) + sizeof(double)) +  // events
          records * sizeof(Record) + 2 * st_.src.offset.size() * sizeof(std::uint32_t) +
-         st_.events.diff.size() * sizeof(std::int64_t) + st_.events.coverage.size() * sizeof(double) +
          (bound_.size() + each_.size() + b_.tau.size()) * sizeof(double) + b_.probes.bytes();
 }
 
