@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <ctime>
 #include <thread>
 #include <utility>
@@ -474,8 +475,51 @@ bool bounds(const Profile& profile, Size workload, const Instance& in, const DpO
   return true;
 }
 
+// A finished segment's paths, kept in place of sweeping it again: for every point of its last
+// level, the part each of its levels gave and the point's ancestor at the level before them. About
+// a byte a point of the segment (parts below 256 fit one) and four a point of its last level,
+// against eight a point for the parent pointers; the walk back then reads one row a front point.
+struct Summary {
+  int first = 0, last = -1;  // the levels summarised
+  unsigned width = 1;        // bytes a part
+  std::size_t points = 0;
+  // Plain allocations, not rounded up to huge pages: tens of summaries are held at once.
+  std::unique_ptr<std::uint8_t[]> parts;    // [level - first][point]: written a level at a time
+  std::unique_ptr<std::uint32_t[]> source;  // [point]: its ancestor at level first - 1
+
+  // The width that holds parts up to `most`.
+  static unsigned width_for(std::int32_t most) { return most < 256 ? 1 : most < 65536 ? 2 : 4; }
+  static std::size_t bytes_for(std::size_t points, int levels, unsigned width) {
+    return points * (static_cast<std::size_t>(levels) * width + sizeof(std::uint32_t));
+  }
+  std::size_t bytes() const { return bytes_for(points, static_cast<int>(levels()), width); }
+  std::size_t levels() const { return static_cast<std::size_t>(last - first + 1); }
+  void set(std::size_t point, int k, std::int32_t part) {
+    std::uint8_t* at = &parts[(static_cast<std::size_t>(k - first) * points + point) * width];
+    if (width == 1) *at = static_cast<std::uint8_t>(part);
+    else if (width == 2) {
+      const auto v = static_cast<std::uint16_t>(part);
+      std::memcpy(at, &v, sizeof v);
+    } else std::memcpy(at, &part, sizeof part);
+  }
+  std::int32_t get(std::size_t point, int k) const {
+    const std::uint8_t* at = &parts[(static_cast<std::size_t>(k - first) * points + point) * width];
+    if (width == 1) return *at;
+    if (width == 2) {
+      std::uint16_t v = 0;
+      std::memcpy(&v, at, sizeof v);
+      return v;
+    }
+    std::int32_t v = 0;
+    std::memcpy(&v, at, sizeof v);
+    return v;
+  }
+};
+
 // A level's points, kept so that the levels after it can be swept again: 12 bytes a point and
-// its offsets, against 8 bytes a point for every level's parent pointers.
+// its offsets, against 8 bytes a point for every level's parent pointers. Once the segment after
+// it is summarised, its points are dropped (only the offsets stay, for the walk back); the summary
+// of the segment before it, if any, is kept with it (its rows are this level's points).
 struct Checkpoint {
   int level = -1;  // the last processor merged; -1: the start (one point, of workload 0)
   std::vector<std::uint32_t> offset;
@@ -488,8 +532,15 @@ struct Checkpoint {
     copy(pool, from.rank.data(), from.energy.data(), rank.data(), energy.data());
   }
   std::size_t bytes() const {
-    return offset.size() * sizeof(std::uint32_t) + rank.size() * (sizeof(std::uint32_t) + sizeof(double));
+    return offset.size() * sizeof(std::uint32_t) + rank.size() * (sizeof(std::uint32_t) + sizeof(double)) +
+           (summary ? summary->bytes() : 0);
   }
+  std::size_t point_bytes() const { return rank.size() * (sizeof(std::uint32_t) + sizeof(double)); }
+  void drop_points() {  // and their storage (assigning {} would keep it)
+    decltype(rank)().swap(rank);
+    decltype(energy)().swap(energy);
+  }
+  std::optional<Summary> summary;  // of the segment that ends at this level
   void restore(Level& to, Pool& pool) const {
     to.offset = offset;
     to.rank.reserve_discard(rank.size());
@@ -511,8 +562,10 @@ struct Checkpoint {
 // distributions back. While the memory limit allows, every level's parent pointers are kept (in
 // `arena`). Past it, levels `kept` .. p - 1 are cut into segments, each starting after a
 // checkpoint (the points of the level before it), and only the current segment's pointers are
-// held (in `segment`); at the end the segments are swept again from their checkpoints, last
-// first, and the front's points are walked back through each.
+// held (in `segment`). When a segment ends, its paths are summarised (Summary, kept with the next
+// checkpoint) where the limit allows, and the checkpoint before it drops its points; at the end,
+// the other segments are swept again from their checkpoints, last first, and the front's points
+// are walked back through each, summaries and pointers.
 struct SweepState {
   SweepState(const Instance& in, unsigned threads)
       : back(static_cast<std::size_t>(in.p)), out(in.stride()), sweepers(threads), kept(in.p) {
@@ -540,6 +593,7 @@ struct SweepState {
   std::size_t quota = 0;       // most bytes of a segment's pointers
   int segment_levels = 0;      // levels in the current segment
   std::size_t recomputed = 0;  // levels swept again
+  std::size_t summarised = 0;  // levels whose paths were summarised instead
 };
 
 // Sets next.offset from the records of targets [wlo, whi] and makes room for them; their count.
@@ -579,6 +633,7 @@ class Sweep {
 
   std::size_t peak() const { return peak_; }
   std::size_t recomputed() const { return st_.recomputed; }
+  std::size_t summarised() const { return st_.summarised; }
   std::size_t checkpoints() const { return checkpoints_; }
   // The forward sweep's phases (DpStats).
   struct Phases {
@@ -591,6 +646,7 @@ class Sweep {
   std::size_t level(int k, bool forward, std::int32_t lo = 0, std::int32_t hi = INT32_MAX);
   Back* pointers(int k, std::size_t count);
   void resweep(std::size_t s, int last, std::int32_t lo, std::int32_t hi);
+  std::optional<Summary> summarise(int k, std::size_t next_bytes);
   std::size_t working() const;
   std::size_t held() const {
     return st_.arena.bytes() + st_.segment.bytes() + st_.checkpoint_bytes + working() + walk_bytes_;
@@ -703,20 +759,80 @@ Back* Sweep::pointers(int k, std::size_t count) {
   } else if (st_.segment.used_bytes() + bytes <= st_.quota) {
     ++st_.segment_levels;
     return st_.segment.take(count);
-  } else {
+  }
+  std::optional<Summary> summary;
+  if (!st_.checkpoints.empty()) {  // a segment ends at k - 1
+    summary = summarise(k, bytes);
     for (int j = k - st_.segment_levels; j < k; ++j) st_.back[static_cast<std::size_t>(j)] = nullptr;
   }
   const auto levels = static_cast<std::size_t>(std::ceil(std::sqrt(1.5 * (in_.p - k))));
-  st_.quota = std::max(std::min(st_.quota, room() / 2), levels * bytes);
+  // Once a segment is summarised, the next ones take a quarter: a summary costs about a byte a
+  // point of its segment however long, so shorter segments leave more room for the summaries.
+  const std::size_t share = summary ? room() / 4 : room() / 2;
+  st_.quota = std::max(std::min(st_.quota, share), levels * bytes);
   if (st_.segment.bytes() > st_.quota + st_.quota / 2)
     st_.segment = detail::Arena<Back>{};  // no more memory than the shorter segments need
   else
     st_.segment.rewind();
   st_.checkpoints.emplace_back(st_.src, k - 1, pool_);  // a new segment starts at k
+  st_.checkpoints.back().summary = std::move(summary);
   st_.checkpoint_bytes += st_.checkpoints.back().bytes();
   ++checkpoints_;
   st_.segment_levels = 1;
   return st_.segment.take(count);
+}
+
+// The summary of the segment that ends at level k - 1 (its pointers still held), made when it fits
+// the limit both while it is made (beside everything held) and after (the segment's pointers and
+// the points of the checkpoint before it gone, the checkpoint of level k - 1 and the next segment
+// of at least the least length pointers() gives it come, `next_bytes` a level). The checkpoint
+// before the segment then drops its points: the segment is never swept again. Empty where it does
+// not fit: the segment will be swept again from that checkpoint.
+std::optional<Summary> Sweep::summarise(int k, std::size_t next_bytes) {
+  Checkpoint& before = st_.checkpoints.back();
+  const int first = before.level + 1, last = k - 1;
+  std::int32_t most = 0;
+  for (int j = first; j <= last; ++j) most = std::max(most, detail::largest_size(b_.usable[static_cast<std::size_t>(j)]));
+  const unsigned width = Summary::width_for(most);
+  const std::size_t points = st_.src.size(), bytes = Summary::bytes_for(points, last - first + 1, width);
+  const auto levels = static_cast<std::size_t>(std::ceil(std::sqrt(1.5 * (in_.p - k))));
+  const std::size_t checkpoint = st_.src.offset.size() * sizeof(std::uint32_t) +
+                                 points * (sizeof(std::uint32_t) + sizeof(double)),
+                    while_made = held() + bytes,
+                    after = held() - st_.segment.bytes() - before.point_bytes() + bytes + checkpoint +
+                            levels * next_bytes;
+  if (while_made > limit_ || after > limit_ - limit_ / 16) return std::nullopt;  // a 16th for the allocator
+  Summary sm;
+  sm.first = first;
+  sm.last = last;
+  sm.width = width;
+  sm.points = points;
+  sm.parts = std::make_unique_for_overwrite<std::uint8_t[]>(points * sm.levels() * width);
+  sm.source = std::make_unique_for_overwrite<std::uint32_t[]>(points);
+  // The points' walks are chains of dependent loads, mostly cache misses: walked a level at a
+  // time for a batch of points, so that the batch's loads are in flight together.
+  constexpr std::size_t batch = 64;
+  pool_.slices(pool_.size(), points, [&](std::size_t lo, std::size_t hi) {
+    std::uint32_t at[batch];
+    for (std::size_t i0 = lo; i0 < hi; i0 += batch) {
+      const std::size_t m = std::min(batch, hi - i0);
+      for (std::size_t i = 0; i < m; ++i) at[i] = static_cast<std::uint32_t>(i0 + i);
+      for (int j = last; j >= first; --j) {
+        const Back* back = st_.back[static_cast<std::size_t>(j)];
+        for (std::size_t i = 0; i < m; ++i) {
+          const Back b = back[at[i]];
+          sm.set(i0 + i, j, b.part);
+          at[i] = b.source;
+        }
+      }
+      std::copy_n(at, m, sm.source.get() + i0);
+    }
+  });
+  peak_ = std::max(peak_, while_made);
+  st_.checkpoint_bytes -= before.point_bytes();
+  before.drop_points();
+  st_.summarised += sm.levels();
+  return sm;
 }
 
 // Sweeps segment s again (levels after its checkpoint up to `last`), its pointers in the segment,
@@ -763,8 +879,16 @@ void Sweep::recover(Found&& found) {
   const std::size_t segments = st_.checkpoints.size();
   std::vector<std::uint32_t> offset;  // of the level reached, as the forward sweep numbered it
   std::vector<std::int32_t> workload(at.size());
+  std::optional<Summary> summary;  // of the segment that ends at the level reached
   for (std::size_t c = segments; c-- > 0;) {
-    if (c + 1 < segments) {  // the last segment's pointers are still held; sweep the others again
+    if (summary) {  // read its paths
+      for (std::size_t i = 0; i < at.size(); ++i) {
+        for (int j = summary->first; j <= summary->last; ++j)
+          parts[i * p + static_cast<std::size_t>(j)] = summary->get(at[i], j);
+        at[i] = summary->source[at[i]];
+      }
+      k = summary->first - 1;
+    } else if (c + 1 < segments) {  // the last segment's pointers are still held; sweep the others again
       std::int32_t lo = in_.n, hi = 0;
       for (std::size_t i = 0; i < at.size(); ++i) {
         const auto w = std::upper_bound(offset.begin(), offset.end(), at[i]) - offset.begin() - 1;
@@ -779,6 +903,7 @@ void Sweep::recover(Found&& found) {
     for (; k > st_.checkpoints[c].level; --k) walk(k);
     st_.checkpoint_bytes -= st_.checkpoints[c].bytes();
     offset = std::move(st_.checkpoints[c].offset);
+    summary = std::move(st_.checkpoints[c].summary);
     st_.checkpoints.pop_back();
   }
   for (; k >= 0; --k) walk(k);
@@ -849,6 +974,7 @@ Front pareto_front_dp(const Profile& profile, Size workload, const DpOptions& op
     stats->table_bytes = sweep.peak();
     stats->checkpoints = sweep.checkpoints();
     stats->recomputed_levels = sweep.recomputed();
+    stats->summarised_levels = sweep.summarised();
     stats->bound_seconds = std::chrono::duration<double>(t1 - t0).count();
     stats->sweep_seconds = seconds_since(t1);
     const Sweep::Phases& ph = sweep.phases();

@@ -204,6 +204,7 @@ struct FakeDevice {
   double blocks_j = 0, held_closed_s = 0;
   std::optional<energy::Clock::time_point> last_end;
   bool read_since_block = false;  // the meter was read after the last block (a driver's end reading)
+  bool block_this_round = false;  // a block ran since the round began (new_round)
 
   static double seconds(energy::Clock::duration d) { return std::chrono::duration<double>(d).count(); }
   void block_done(double joules, energy::Clock& clock) {
@@ -213,11 +214,19 @@ struct FakeDevice {
     last_end = t;
     blocks_j += joules;
     read_since_block = false;
+    block_this_round = true;
   }
-  // Until the meter has been read after a block: the end reading of an execution's GPU driver.
+  // A round begins: the readings before it (the round's first, the rounds before) are not the
+  // end reading waited for.
+  void new_round() {
+    const std::lock_guard lock(m);
+    block_this_round = false;
+  }
+  // Until the meter has been read after a block of this round: the end reading of an execution's
+  // GPU driver.
   void wait_for_reading() {
     std::unique_lock lock(m);
-    read.wait_for(lock, std::chrono::seconds(10), [&] { return last_end && read_since_block; });
+    read.wait_for(lock, std::chrono::seconds(10), [&] { return block_this_round && read_since_block; });
   }
   double energy(energy::Clock& clock) {
     const std::lock_guard lock(m);
@@ -288,6 +297,7 @@ class FakeProblem final : public Problem {
   void prepare_round(const std::vector<Block>& blocks, bool together) override {
     gpu_first_ = together && m_->gpu_slot < blocks.size() && !blocks[m_->gpu_slot].empty();
     cpu_runs_ = 0;
+    m_->gpu->new_round();
   }
   void run_block(Controller&, Block b, std::size_t slot) override {
     const auto n = static_cast<double>(b.rows());

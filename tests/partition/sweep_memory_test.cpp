@@ -1,6 +1,7 @@
 // The exact programme's sweep within a memory limit (DpOptions::memory_limit): past the limit the
 // parent pointers of most levels are dropped, levels are checkpointed, and the distributions come
-// back by sweeping segments again. The front must be bit for bit the one of an unlimited run
+// back from the segments' summaries where they fit, by sweeping segments again where not. The
+// front must be bit for bit the one of an unlimited run
 // (times, energies and distributions), whatever level the limit trips at and on any threads.
 #include "test_support.hpp"
 
@@ -37,7 +38,7 @@ DpOptions sweep_options(unsigned threads, std::size_t limit, int probes = 64) {
 }
 
 struct Tally {
-  int limited = 0, recomputed = 0, later = 0, long_segments = 0, unreachable = 0;
+  int limited = 0, recomputed = 0, summarised = 0, both = 0, later = 0, long_segments = 0, unreachable = 0;
 };
 
 // The instance under the unlimited sweep and under limits from one byte to most of its tables.
@@ -74,6 +75,8 @@ void check_limits(const Profile& profile, Size n, unsigned threads, int probes, 
     if (stats.checkpoints == 0) continue;
     ++tally.limited;
     if (stats.recomputed_levels > 0) ++tally.recomputed;
+    if (stats.summarised_levels > 0) ++tally.summarised;
+    if (stats.recomputed_levels > 0 && stats.summarised_levels > 0) ++tally.both;
     // Segments of several levels swept again: more levels than segments before the last.
     if (stats.recomputed_levels + 1 > stats.checkpoints) ++tally.long_segments;
     // Tripped later than at the first level: other segments.
@@ -101,6 +104,9 @@ TEST(SweepMemory, LimitedSweepGivesTheUnlimitedFront) {
   // The limits tripped at the first level and later, and segments were swept again.
   EXPECT_GT(tally.later, 20);
   EXPECT_GT(tally.recomputed, 40);
+  // Some segments' paths were summarised, in runs that swept others again too.
+  EXPECT_GT(tally.summarised, 10);
+  EXPECT_GT(tally.both, 8);
   EXPECT_GT(tally.unreachable, 2);
   EXPECT_GT(tally.long_segments, 20);
 }
@@ -129,6 +135,8 @@ TEST(SweepMemory, LargeLevelsOnManyProcessors) {
   }
   EXPECT_GT(tally.later, 6);
   EXPECT_GT(tally.long_segments, 6);
+  EXPECT_GT(tally.summarised, 1);
+  EXPECT_GT(tally.both, 1);
 }
 
 // The default limit keeps every pointer of a small instance: nothing is swept twice.

@@ -43,9 +43,11 @@ struct DpOptions {
   int probes = -1;
   ClassUse classes = ClassUse::automatic;
   // Bytes the sweep over processors aims to stay within (DpStats::table_bytes). Every level's
-  // parent pointers are kept while they fit; past that, distributions are recovered by sweeping
-  // segments of levels again from checkpoints (the same front, for up to one more sweep of the
-  // levels past the limit). SIZE_MAX keeps every pointer whatever they need. The sweep's own
+  // parent pointers are kept while they fit; past that, levels are cut into segments whose
+  // pointers are held only while the segment is swept: each finished segment's paths are then
+  // summarised (about a byte a point) while the summaries fit, and the other segments are swept
+  // again from checkpoints to recover the distributions (the same front, for up to one more
+  // sweep of those levels). SIZE_MAX keeps every pointer whatever they need. The sweep's own
   // storage (two levels, their records, the probes' tables: about 800 MiB at p = 1000,
   // n = 16,000) and the checkpoints are held in any case, so a limit below them is passed. The
   // probes' tables take up to a quarter of the limit (at least 256 MiB, at most 1 GiB).
@@ -64,6 +66,9 @@ struct DpStats {
   std::size_t checkpoints = 0;
   // Levels swept again from their checkpoints to give the distributions back.
   std::size_t recomputed_levels = 0;
+  // Levels whose paths were summarised as the sweep passed them (a byte or so a point), so that
+  // they are not swept again.
+  std::size_t summarised_levels = 0;
   double bound_seconds = 0.0;   // time-optimal and energy-optimal solutions, probes
   double sweep_seconds = 0.0;   // the Pareto sweep and the distributions
   // Where the sweep over processors spends sweep_seconds (wall time of the calling thread):
