@@ -75,6 +75,7 @@ struct Outcome {
   double events_seconds = 0.0, targets_seconds = 0.0, collect_seconds = 0.0, recover_seconds = 0.0;
   double imbalance = 1.0;
   std::size_t states = 0;
+  std::size_t summarised_levels = 0;  // the exact programme's, past its memory limit
 };
 
 // One goal: which instance, and what is computed on it.
@@ -104,7 +105,8 @@ Outcome exact(const Case& c, unsigned threads) {
           stats.collect_seconds,
           stats.recover_seconds,
           stats.imbalance,
-          stats.states};
+          stats.states,
+          stats.summarised_levels};
 }
 
 Outcome approx(const Case& c, unsigned threads) {
@@ -159,11 +161,12 @@ int peak(const std::string& name, unsigned threads) {
         "\"front\": %zu, \"thresholds\": %zu, \"bound_seconds\": %.4f, \"sweep_seconds\": %.4f, "
         "\"events_seconds\": %.4f, \"targets_seconds\": %.4f, \"collect_seconds\": %.4f, "
         "\"recover_seconds\": %.4f, \"imbalance\": %.3f, \"states\": %zu, "
-        "\"table_mib\": %.1f, \"recomputed_levels\": %zu, \"peak_rss_mib\": %.1f, \"rss_before_mib\": %.1f}\n",
+        "\"table_mib\": %.1f, \"recomputed_levels\": %zu, \"summarised_levels\": %zu, \"peak_rss_mib\": %.1f, "
+        "\"rss_before_mib\": %.1f}\n",
         goal.name, c.profile.size(), static_cast<long long>(c.n), processor_classes(c.profile).count(), out.threads,
         seconds, out.front, out.thresholds, out.bound_seconds, out.sweep_seconds, out.events_seconds,
         out.targets_seconds, out.collect_seconds, out.recover_seconds, out.imbalance, out.states,
-        static_cast<double>(out.table_bytes) / (1 << 20), out.recomputed_levels,
+        static_cast<double>(out.table_bytes) / (1 << 20), out.recomputed_levels, out.summarised_levels,
         static_cast<double>(after.ru_maxrss) / 1024,
         static_cast<double>(before.ru_maxrss) / 1024);
     return 0;
