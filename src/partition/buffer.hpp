@@ -6,6 +6,7 @@
 #pragma once
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <new>
@@ -19,27 +20,72 @@
 
 namespace ctrl::partition::detail {
 
-// `bytes` of uninitialised memory for std::free; blocks of 2 MiB or more are aligned to and
-// advised as huge pages (the last one partly wasted, so only for a few big blocks).
-inline void* big_alloc(std::size_t bytes) {
-  constexpr std::size_t huge = std::size_t{2} << 20;
-  void* p = nullptr;
-  if (bytes >= huge) {
-    const std::size_t rounded = (bytes + huge - 1) / huge * huge;
-    p = std::aligned_alloc(huge, rounded);
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    if (p != nullptr) madvise(p, rounded, MADV_HUGEPAGE);  // advice only: failure changes nothing
+// Blocks from this size on are mapped from the kernel and unmapped when freed, so that what the
+// sweep frees goes back at once: from malloc's heap, blocks of a few MiB freed among others that
+// stay (checkpoints among summaries) were held as holes, 100 MiB past the sweep's count at
+// p = 1000.
+constexpr std::size_t mapped_from = std::size_t{1} << 20;
+constexpr std::size_t huge_page = std::size_t{2} << 20;
+
+// Whether a block of `bytes` is mapped on huge pages: where asked, from one huge page on.
+inline bool on_huge_pages(std::size_t bytes, bool huge) { return huge && bytes >= huge_page; }
+
+// The bytes mapped for a block of `bytes`: whole huge pages, or whole pages.
+inline std::size_t mapped_bytes(std::size_t bytes, bool huge) {
+  const std::size_t unit = on_huge_pages(bytes, huge) ? huge_page : 4096;
+  return (bytes + unit - 1) / unit * unit;
+}
+
+// `bytes` of uninitialised memory, given back by big_free with the same arguments. Mapped blocks
+// with `huge` are aligned to and advised as huge pages (the last one partly wasted, so only for a
+// few big blocks).
+inline void* big_alloc(std::size_t bytes, bool huge = true) {
+#if defined(__linux__)
+  if (bytes >= mapped_from) {
+    huge = on_huge_pages(bytes, huge);
+    const std::size_t size = mapped_bytes(bytes, huge), extra = huge ? huge_page : 0;
+    void* m = mmap(nullptr, size + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) throw std::bad_alloc();
+    auto* base = static_cast<char*>(m);
+    char* p = base;
+    if (huge) {  // trim to a huge-page boundary
+      const std::size_t skew = reinterpret_cast<std::uintptr_t>(base) % huge_page;
+      const std::size_t head = skew == 0 ? 0 : huge_page - skew;
+      p = base + head;
+      if (head > 0) munmap(base, head);
+      if (extra > head) munmap(p + size, extra - head);
+#if defined(MADV_HUGEPAGE)
+      madvise(p, size, MADV_HUGEPAGE);  // advice only: failure changes nothing
 #endif
-  } else {
-    p = std::malloc(bytes == 0 ? 1 : bytes);
+    }
+    return p;
   }
+#else
+  (void)huge;
+#endif
+  void* p = std::malloc(bytes == 0 ? 1 : bytes);
   if (p == nullptr) throw std::bad_alloc();
   return p;
 }
 
+inline void big_free(void* p, std::size_t bytes, bool huge = true) noexcept {
+  if (p == nullptr) return;
+#if defined(__linux__)
+  if (bytes >= mapped_from) {
+    munmap(p, mapped_bytes(bytes, huge));
+    return;
+  }
+#else
+  (void)huge;
+#endif
+  std::free(p);
+}
+
 template <class T>
 struct FreeBlock {
-  void operator()(T* p) const noexcept { std::free(p); }
+  std::size_t bytes = 0;
+  bool huge = true;
+  void operator()(T* p) const noexcept { big_free(p, bytes, huge); }
 };
 
 // An allocator for std::vector<T> whose resize leaves new elements uninitialised (no zero fill),
@@ -51,7 +97,7 @@ struct UninitAllocator {
   template <class U>
   UninitAllocator(const UninitAllocator<U>&) noexcept {}
   T* allocate(std::size_t count) { return static_cast<T*>(big_alloc(count * sizeof(T))); }
-  void deallocate(T* p, std::size_t) noexcept { std::free(p); }
+  void deallocate(T* p, std::size_t count) noexcept { big_free(p, count * sizeof(T)); }
   template <class U, class... Args>
   void construct(U* p, Args&&... args) {
     if constexpr (sizeof...(Args) == 0)
@@ -86,7 +132,7 @@ class Buffer {
     if (count <= capacity_) return;
     const std::size_t want = count * 2;
     data_.reset();
-    data_.reset(static_cast<T*>(big_alloc(want * sizeof(T))));
+    data_ = std::unique_ptr<T, FreeBlock<T>>(static_cast<T*>(big_alloc(want * sizeof(T))), FreeBlock<T>{want * sizeof(T)});
     capacity_ = want;
   }
 
@@ -157,7 +203,9 @@ class Arena {
   }
 
   void add_block(std::size_t size) {
-    blocks_.push_back(Block{std::unique_ptr<T, FreeBlock<T>>(static_cast<T*>(big_alloc(size * sizeof(T)))), size});
+    blocks_.push_back(Block{
+        std::unique_ptr<T, FreeBlock<T>>(static_cast<T*>(big_alloc(size * sizeof(T))), FreeBlock<T>{size * sizeof(T)}),
+        size});
   }
 
   std::vector<Block> blocks_;

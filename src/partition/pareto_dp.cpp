@@ -475,44 +475,62 @@ bool bounds(const Profile& profile, Size workload, const Instance& in, const DpO
   return true;
 }
 
-// A finished segment's paths, kept in place of sweeping it again: for every point of its last
-// level, the part each of its levels gave and the point's ancestor at the level before them. About
-// a byte a point of the segment (parts below 256 fit one) and four a point of its last level,
-// against eight a point for the parent pointers; the walk back then reads one row a front point.
-struct Summary {
-  int first = 0, last = -1;  // the levels summarised
-  unsigned width = 1;        // bytes a part
-  std::size_t points = 0;
-  // Plain allocations, not rounded up to huge pages: tens of summaries are held at once.
-  std::unique_ptr<std::uint8_t[]> parts;    // [level - first][point]: written a level at a time
-  std::unique_ptr<std::uint32_t[]> source;  // [point]: its ancestor at level first - 1
-
-  // The width that holds parts up to `most`.
-  static unsigned width_for(std::int32_t most) { return most < 256 ? 1 : most < 65536 ? 2 : 4; }
-  static std::size_t bytes_for(std::size_t points, int levels, unsigned width) {
-    return points * (static_cast<std::size_t>(levels) * width + sizeof(std::uint32_t));
+// Unsigned values of 1, 2 or 4 bytes each, the fewest that hold the largest: a summary's parts
+// and places. Not rounded up to huge pages: tens are held at once.
+class Packed {
+ public:
+  Packed() = default;
+  Packed(std::size_t count, std::uint32_t most)
+      : width_(most < 256 ? 1 : most < 65536 ? 2 : 4),
+        data_(static_cast<std::uint8_t*>(detail::big_alloc(count * width_, false)),
+              detail::FreeBlock<std::uint8_t>{count * width_, false}),
+        count_(count) {}
+  static std::size_t bytes_for(std::size_t count, std::uint32_t most) {
+    return count * (most < 256 ? 1 : most < 65536 ? 2 : 4);
   }
-  std::size_t bytes() const { return bytes_for(points, static_cast<int>(levels()), width); }
-  std::size_t levels() const { return static_cast<std::size_t>(last - first + 1); }
-  void set(std::size_t point, int k, std::int32_t part) {
-    std::uint8_t* at = &parts[(static_cast<std::size_t>(k - first) * points + point) * width];
-    if (width == 1) *at = static_cast<std::uint8_t>(part);
-    else if (width == 2) {
-      const auto v = static_cast<std::uint16_t>(part);
-      std::memcpy(at, &v, sizeof v);
-    } else std::memcpy(at, &part, sizeof part);
+  std::size_t bytes() const { return count_ * width_; }
+  void set(std::size_t i, std::uint32_t v) {
+    std::uint8_t* at = data_.get() + i * width_;
+    if (width_ == 1) *at = static_cast<std::uint8_t>(v);
+    else if (width_ == 2) {
+      const auto h = static_cast<std::uint16_t>(v);
+      std::memcpy(at, &h, sizeof h);
+    } else std::memcpy(at, &v, sizeof v);
   }
-  std::int32_t get(std::size_t point, int k) const {
-    const std::uint8_t* at = &parts[(static_cast<std::size_t>(k - first) * points + point) * width];
-    if (width == 1) return *at;
-    if (width == 2) {
-      std::uint16_t v = 0;
-      std::memcpy(&v, at, sizeof v);
-      return v;
+  std::uint32_t get(std::size_t i) const {
+    const std::uint8_t* at = data_.get() + i * width_;
+    if (width_ == 1) return *at;
+    if (width_ == 2) {
+      std::uint16_t h = 0;
+      std::memcpy(&h, at, sizeof h);
+      return h;
     }
-    std::int32_t v = 0;
+    std::uint32_t v = 0;
     std::memcpy(&v, at, sizeof v);
     return v;
+  }
+
+ private:
+  unsigned width_ = 1;
+  std::unique_ptr<std::uint8_t, detail::FreeBlock<std::uint8_t>> data_;
+  std::size_t count_ = 0;
+};
+
+// A finished segment's paths, kept in place of sweeping it again: for every point of its last
+// level, the part each of its levels gave (a byte each where sizes stay below 256) and its
+// ancestor at the level before them, by its place in its workload's front (two bytes where fronts
+// stay below 65,536 points; the workload is the point's less the parts). About a byte a point of
+// the segment, against eight for the parent pointers; the walk back reads one row a front point.
+struct Summary {
+  int first = 0, last = -1;  // the levels summarised
+  std::size_t points = 0;    // of level `last`
+  Packed parts;              // [level - first][point]: written a level at a time
+  Packed place;              // [point]
+
+  std::size_t levels() const { return static_cast<std::size_t>(last - first + 1); }
+  std::size_t bytes() const { return parts.bytes() + place.bytes(); }
+  std::int32_t part(std::size_t point, int k) const {
+    return static_cast<std::int32_t>(parts.get(static_cast<std::size_t>(k - first) * points + point));
   }
 };
 
@@ -793,8 +811,11 @@ std::optional<Summary> Sweep::summarise(int k, std::size_t next_bytes) {
   const int first = before.level + 1, last = k - 1;
   std::int32_t most = 0;
   for (int j = first; j <= last; ++j) most = std::max(most, detail::largest_size(b_.usable[static_cast<std::size_t>(j)]));
-  const unsigned width = Summary::width_for(most);
-  const std::size_t points = st_.src.size(), bytes = Summary::bytes_for(points, last - first + 1, width);
+  std::uint32_t longest = 0;  // front at level first - 1
+  for (std::size_t w = 0; w + 1 < before.offset.size(); ++w) longest = std::max(longest, before.offset[w + 1] - before.offset[w]);
+  const std::size_t points = st_.src.size(), L = static_cast<std::size_t>(last - first + 1);
+  const std::size_t bytes = Packed::bytes_for(points * L, static_cast<std::uint32_t>(most)) +
+                            Packed::bytes_for(points, longest);
   const auto levels = static_cast<std::size_t>(std::ceil(std::sqrt(1.5 * (in_.p - k))));
   const std::size_t checkpoint = st_.src.offset.size() * sizeof(std::uint32_t) +
                                  points * (sizeof(std::uint32_t) + sizeof(double)),
@@ -805,33 +826,40 @@ std::optional<Summary> Sweep::summarise(int k, std::size_t next_bytes) {
   Summary sm;
   sm.first = first;
   sm.last = last;
-  sm.width = width;
   sm.points = points;
-  sm.parts = std::make_unique_for_overwrite<std::uint8_t[]>(points * sm.levels() * width);
-  sm.source = std::make_unique_for_overwrite<std::uint32_t[]>(points);
+  sm.parts = Packed(points * L, static_cast<std::uint32_t>(most));
+  sm.place = Packed(points, longest);
   // The points' walks are chains of dependent loads, mostly cache misses: walked a level at a
   // time for a batch of points, so that the batch's loads are in flight together.
   constexpr std::size_t batch = 64;
+  const std::vector<std::uint32_t>& offset = st_.src.offset;  // level `last`
   pool_.slices(pool_.size(), points, [&](std::size_t lo, std::size_t hi) {
     std::uint32_t at[batch];
+    std::int32_t w[batch];
+    auto v = static_cast<std::size_t>(std::upper_bound(offset.begin(), offset.end(), lo) - offset.begin()) - 1;
     for (std::size_t i0 = lo; i0 < hi; i0 += batch) {
       const std::size_t m = std::min(batch, hi - i0);
-      for (std::size_t i = 0; i < m; ++i) at[i] = static_cast<std::uint32_t>(i0 + i);
+      for (std::size_t i = 0; i < m; ++i) {
+        at[i] = static_cast<std::uint32_t>(i0 + i);
+        while (offset[v + 1] <= at[i]) ++v;
+        w[i] = static_cast<std::int32_t>(v);
+      }
       for (int j = last; j >= first; --j) {
         const Back* back = st_.back[static_cast<std::size_t>(j)];
         for (std::size_t i = 0; i < m; ++i) {
           const Back b = back[at[i]];
-          sm.set(i0 + i, j, b.part);
+          sm.parts.set(static_cast<std::size_t>(j - first) * points + i0 + i, static_cast<std::uint32_t>(b.part));
           at[i] = b.source;
+          w[i] -= b.part;
         }
       }
-      std::copy_n(at, m, sm.source.get() + i0);
+      for (std::size_t i = 0; i < m; ++i) sm.place.set(i0 + i, at[i] - before.offset[static_cast<std::size_t>(w[i])]);
     }
   });
   peak_ = std::max(peak_, while_made);
   st_.checkpoint_bytes -= before.point_bytes();
   before.drop_points();
-  st_.summarised += sm.levels();
+  st_.summarised += L;
   return sm;
 }
 
@@ -881,11 +909,16 @@ void Sweep::recover(Found&& found) {
   std::vector<std::int32_t> workload(at.size());
   std::optional<Summary> summary;  // of the segment that ends at the level reached
   for (std::size_t c = segments; c-- > 0;) {
-    if (summary) {  // read its paths
+    if (summary) {  // read its paths; `offset` is its last level's, the checkpoint's its first's
+      const std::vector<std::uint32_t>& below = st_.checkpoints[c].offset;
       for (std::size_t i = 0; i < at.size(); ++i) {
-        for (int j = summary->first; j <= summary->last; ++j)
-          parts[i * p + static_cast<std::size_t>(j)] = summary->get(at[i], j);
-        at[i] = summary->source[at[i]];
+        auto w = static_cast<std::int32_t>(std::upper_bound(offset.begin(), offset.end(), at[i]) - offset.begin() - 1);
+        for (int j = summary->first; j <= summary->last; ++j) {
+          const std::int32_t part = summary->part(at[i], j);
+          parts[i * p + static_cast<std::size_t>(j)] = part;
+          w -= part;
+        }
+        at[i] = below[static_cast<std::size_t>(w)] + summary->place.get(at[i]);
       }
       k = summary->first - 1;
     } else if (c + 1 < segments) {  // the last segment's pointers are still held; sweep the others again
