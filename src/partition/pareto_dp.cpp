@@ -14,6 +14,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <optional>
 #include <ctime>
 #include <thread>
@@ -792,6 +795,12 @@ Back* Sweep::pointers(int k, std::size_t count) {
     st_.segment = detail::Arena<Back>{};  // no more memory than the shorter segments need
   else
     st_.segment.rewind();
+#if defined(__GLIBC__)
+  // The records' storage, given up and taken again by every thread at every level, leaves free
+  // chunks in each thread's malloc arena that are not given back by themselves: 200 MiB past the
+  // sweep's count at p = 1000 on 16 threads, 80 MiB after this.
+  malloc_trim(0);
+#endif
   st_.checkpoints.emplace_back(st_.src, k - 1, pool_);  // a new segment starts at k
   st_.checkpoints.back().summary = std::move(summary);
   st_.checkpoint_bytes += st_.checkpoints.back().bytes();
