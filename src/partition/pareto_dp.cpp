@@ -828,7 +828,7 @@ std::optional<Summary> Sweep::summarise(int k, std::size_t next_bytes) {
   const auto levels = static_cast<std::size_t>(std::ceil(std::sqrt(1.5 * (in_.p - k))));
   const std::size_t checkpoint = st_.src.offset.size() * sizeof(std::uint32_t) +
                                  points * (sizeof(std::uint32_t) + sizeof(double)),
-                    while_made = held() + bytes,
+                    while_made = held() + bytes + points * (sizeof(std::uint32_t) + sizeof(std::int32_t)),
                     after = held() - st_.segment.bytes() - before.point_bytes() + bytes + checkpoint +
                             levels * next_bytes;
   if (while_made > limit_ || after > limit_ - limit_ / 16) return std::nullopt;  // a 16th for the allocator
@@ -838,32 +838,32 @@ std::optional<Summary> Sweep::summarise(int k, std::size_t next_bytes) {
   sm.points = points;
   sm.parts = Packed(points * L, static_cast<std::uint32_t>(most));
   sm.place = Packed(points, longest);
-  // The points' walks are chains of dependent loads, mostly cache misses: walked a level at a
-  // time for a batch of points, so that the batch's loads are in flight together.
-  constexpr std::size_t batch = 64;
+  // A level at a time for all of a thread's points: the loads of one level are independent (a
+  // point's walk alone is a chain of dependent cache misses), the parts of a level are written in
+  // order, and the sources of points in workload order mostly rise, so each level's pointers are
+  // read nearly in order (on 2 threads at p = 1000: 4.5 s against 5.4-5.8 s in batches of 64
+  // points, and 16 s point by point).
   const std::vector<std::uint32_t>& offset = st_.src.offset;  // level `last`
   pool_.slices(pool_.size(), points, [&](std::size_t lo, std::size_t hi) {
-    std::uint32_t at[batch];
-    std::int32_t w[batch];
+    std::vector<std::uint32_t> at(hi - lo);
+    std::vector<std::int32_t> w(hi - lo);
     auto v = static_cast<std::size_t>(std::upper_bound(offset.begin(), offset.end(), lo) - offset.begin()) - 1;
-    for (std::size_t i0 = lo; i0 < hi; i0 += batch) {
-      const std::size_t m = std::min(batch, hi - i0);
-      for (std::size_t i = 0; i < m; ++i) {
-        at[i] = static_cast<std::uint32_t>(i0 + i);
-        while (offset[v + 1] <= at[i]) ++v;
-        w[i] = static_cast<std::int32_t>(v);
-      }
-      for (int j = last; j >= first; --j) {
-        const Back* back = st_.back[static_cast<std::size_t>(j)];
-        for (std::size_t i = 0; i < m; ++i) {
-          const Back b = back[at[i]];
-          sm.parts.set(static_cast<std::size_t>(j - first) * points + i0 + i, static_cast<std::uint32_t>(b.part));
-          at[i] = b.source;
-          w[i] -= b.part;
-        }
-      }
-      for (std::size_t i = 0; i < m; ++i) sm.place.set(i0 + i, at[i] - before.offset[static_cast<std::size_t>(w[i])]);
+    for (std::size_t i = 0; i < at.size(); ++i) {
+      at[i] = static_cast<std::uint32_t>(lo + i);
+      while (offset[v + 1] <= at[i]) ++v;
+      w[i] = static_cast<std::int32_t>(v);
     }
+    for (int j = last; j >= first; --j) {
+      const Back* back = st_.back[static_cast<std::size_t>(j)];
+      const std::size_t row = static_cast<std::size_t>(j - first) * points + lo;
+      for (std::size_t i = 0; i < at.size(); ++i) {
+        const Back b = back[at[i]];
+        sm.parts.set(row + i, static_cast<std::uint32_t>(b.part));
+        at[i] = b.source;
+        w[i] -= b.part;
+      }
+    }
+    for (std::size_t i = 0; i < at.size(); ++i) sm.place.set(lo + i, at[i] - before.offset[static_cast<std::size_t>(w[i])]);
   });
   peak_ = std::max(peak_, while_made);
   st_.checkpoint_bytes -= before.point_bytes();
