@@ -132,7 +132,8 @@ class Buffer {
     if (count <= capacity_) return;
     const std::size_t want = count * 2;
     data_.reset();
-    data_ = std::unique_ptr<T, FreeBlock<T>>(static_cast<T*>(big_alloc(want * sizeof(T))), FreeBlock<T>{want * sizeof(T)});
+    data_ =
+        std::unique_ptr<T, FreeBlock<T>>(static_cast<T*>(big_alloc(want * sizeof(T))), FreeBlock<T>{want * sizeof(T)});
     capacity_ = want;
   }
 

@@ -14,14 +14,15 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
-#include <optional>
 #include <ctime>
+#include <optional>
 #include <thread>
 #include <utility>
 #include <vector>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 namespace ctrl::partition {
 
@@ -484,21 +485,23 @@ class Packed {
  public:
   Packed() = default;
   Packed(std::size_t count, std::uint32_t most)
-      : width_(most < 256 ? 1 : most < 65536 ? 2 : 4),
+      : width_(width_for(most)),
         data_(static_cast<std::uint8_t*>(detail::big_alloc(count * width_, false)),
               detail::FreeBlock<std::uint8_t>{count * width_, false}),
         count_(count) {}
-  static std::size_t bytes_for(std::size_t count, std::uint32_t most) {
-    return count * (most < 256 ? 1 : most < 65536 ? 2 : 4);
-  }
+  static std::size_t bytes_for(std::size_t count, std::uint32_t most) { return count * width_for(most); }
   std::size_t bytes() const { return count_ * width_; }
+  static unsigned width_for(std::uint32_t most) { return most < 256 ? 1 : most < 65536 ? 2 : 4; }
   void set(std::size_t i, std::uint32_t v) {
     std::uint8_t* at = data_.get() + i * width_;
-    if (width_ == 1) *at = static_cast<std::uint8_t>(v);
-    else if (width_ == 2) {
+    if (width_ == 1) {
+      *at = static_cast<std::uint8_t>(v);
+    } else if (width_ == 2) {
       const auto h = static_cast<std::uint16_t>(v);
       std::memcpy(at, &h, sizeof h);
-    } else std::memcpy(at, &v, sizeof v);
+    } else {
+      std::memcpy(at, &v, sizeof v);
+    }
   }
   std::uint32_t get(std::size_t i) const {
     const std::uint8_t* at = data_.get() + i * width_;
@@ -552,9 +555,12 @@ struct Checkpoint {
       : level(k), offset(from.offset), rank(from.size()), energy(from.size()) {
     copy(pool, from.rank.data(), from.energy.data(), rank.data(), energy.data());
   }
+  // What a checkpoint of `from` holds, its summary aside.
+  static std::size_t bytes_for(const Level& from) {
+    return from.offset.size() * sizeof(std::uint32_t) + from.size() * (sizeof(std::uint32_t) + sizeof(double));
+  }
   std::size_t bytes() const {
-    return offset.size() * sizeof(std::uint32_t) + rank.size() * (sizeof(std::uint32_t) + sizeof(double)) +
-           (summary ? summary->bytes() : 0);
+    return offset.size() * sizeof(std::uint32_t) + point_bytes() + (summary ? summary->bytes() : 0);
   }
   std::size_t point_bytes() const { return rank.size() * (sizeof(std::uint32_t) + sizeof(double)); }
   void drop_points() {  // and their storage (assigning {} would keep it)
@@ -667,7 +673,7 @@ class Sweep {
   std::size_t level(int k, bool forward, std::int32_t lo = 0, std::int32_t hi = INT32_MAX);
   Back* pointers(int k, std::size_t count);
   void resweep(std::size_t s, int last, std::int32_t lo, std::int32_t hi);
-  std::optional<Summary> summarise(int k, std::size_t next_bytes);
+  std::optional<Summary> summarise(int k, std::size_t next_segment);
   std::size_t working() const;
   std::size_t held() const {
     return st_.arena.bytes() + st_.segment.bytes() + st_.checkpoint_bytes + working() + walk_bytes_;
@@ -781,12 +787,12 @@ Back* Sweep::pointers(int k, std::size_t count) {
     ++st_.segment_levels;
     return st_.segment.take(count);
   }
+  const auto levels = static_cast<std::size_t>(std::ceil(std::sqrt(1.5 * (in_.p - k))));
   std::optional<Summary> summary;
   if (!st_.checkpoints.empty()) {  // a segment ends at k - 1
-    summary = summarise(k, bytes);
+    summary = summarise(k, levels * bytes);
     for (int j = k - st_.segment_levels; j < k; ++j) st_.back[static_cast<std::size_t>(j)] = nullptr;
   }
-  const auto levels = static_cast<std::size_t>(std::ceil(std::sqrt(1.5 * (in_.p - k))));
   // Once a segment is summarised, the next ones take a quarter: a summary costs about a byte a
   // point of its segment however long, so shorter segments leave more room for the summaries.
   const std::size_t share = summary ? room() / 4 : room() / 2;
@@ -812,25 +818,24 @@ Back* Sweep::pointers(int k, std::size_t count) {
 // The summary of the segment that ends at level k - 1 (its pointers still held), made when it fits
 // the limit both while it is made (beside everything held) and after (the segment's pointers and
 // the points of the checkpoint before it gone, the checkpoint of level k - 1 and the next segment
-// of at least the least length pointers() gives it come, `next_bytes` a level). The checkpoint
+// of at least the least length pointers() gives it come, `next_segment` bytes). The checkpoint
 // before the segment then drops its points: the segment is never swept again. Empty where it does
 // not fit: the segment will be swept again from that checkpoint.
-std::optional<Summary> Sweep::summarise(int k, std::size_t next_bytes) {
+std::optional<Summary> Sweep::summarise(int k, std::size_t next_segment) {
   Checkpoint& before = st_.checkpoints.back();
   const int first = before.level + 1, last = k - 1;
   std::int32_t most = 0;
-  for (int j = first; j <= last; ++j) most = std::max(most, detail::largest_size(b_.usable[static_cast<std::size_t>(j)]));
+  for (int j = first; j <= last; ++j)
+    most = std::max(most, detail::largest_size(b_.usable[static_cast<std::size_t>(j)]));
   std::uint32_t longest = 0;  // front at level first - 1
-  for (std::size_t w = 0; w + 1 < before.offset.size(); ++w) longest = std::max(longest, before.offset[w + 1] - before.offset[w]);
+  for (std::size_t w = 0; w + 1 < before.offset.size(); ++w)
+    longest = std::max(longest, before.offset[w + 1] - before.offset[w]);
   const std::size_t points = st_.src.size(), L = static_cast<std::size_t>(last - first + 1);
-  const std::size_t bytes = Packed::bytes_for(points * L, static_cast<std::uint32_t>(most)) +
-                            Packed::bytes_for(points, longest);
-  const auto levels = static_cast<std::size_t>(std::ceil(std::sqrt(1.5 * (in_.p - k))));
-  const std::size_t checkpoint = st_.src.offset.size() * sizeof(std::uint32_t) +
-                                 points * (sizeof(std::uint32_t) + sizeof(double)),
-                    while_made = held() + bytes + points * (sizeof(std::uint32_t) + sizeof(std::int32_t)),
-                    after = held() - st_.segment.bytes() - before.point_bytes() + bytes + checkpoint +
-                            levels * next_bytes;
+  const std::size_t bytes =
+      Packed::bytes_for(points * L, static_cast<std::uint32_t>(most)) + Packed::bytes_for(points, longest);
+  const std::size_t while_made = held() + bytes + points * (sizeof(std::uint32_t) + sizeof(std::int32_t)),
+                    after = held() - st_.segment.bytes() - before.point_bytes() + bytes +
+                            Checkpoint::bytes_for(st_.src) + next_segment;
   if (while_made > limit_ || after > limit_ - limit_ / 16) return std::nullopt;  // a 16th for the allocator
   Summary sm;
   sm.first = first;
@@ -863,7 +868,8 @@ std::optional<Summary> Sweep::summarise(int k, std::size_t next_bytes) {
         w[i] -= b.part;
       }
     }
-    for (std::size_t i = 0; i < at.size(); ++i) sm.place.set(lo + i, at[i] - before.offset[static_cast<std::size_t>(w[i])]);
+    for (std::size_t i = 0; i < at.size(); ++i)
+      sm.place.set(lo + i, at[i] - before.offset[static_cast<std::size_t>(w[i])]);
   });
   peak_ = std::max(peak_, while_made);
   st_.checkpoint_bytes -= before.point_bytes();
