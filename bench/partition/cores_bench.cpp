@@ -67,12 +67,14 @@ struct Outcome {
   std::size_t front = 0;
   unsigned threads = 1;
   std::size_t classes = 0;
-  std::size_t thresholds = 0;  // the approximate front's, or the class walk's
-  double bound_seconds = 0.0;  // the exact programme's bounds (sweep) or floor (class walk)
-  double sweep_seconds = 0.0;  // the sweep or the class walk
+  std::size_t thresholds = 0;                          // the approximate front's, or the class walk's
+  double bound_seconds = 0.0;                          // the exact programme's bounds (sweep) or floor (class walk)
+  double sweep_seconds = 0.0;                          // the sweep or the class walk
   std::size_t table_bytes = 0, recomputed_levels = 0;  // the exact programme's
-  // The sweep's phases (DpStats): events, targets, collect, recover; and the threads' imbalance.
-  double events_seconds = 0.0, targets_seconds = 0.0, collect_seconds = 0.0, recover_seconds = 0.0;
+  // The sweep's phases (DpStats): each level's bounds, events (within targets), targets, collect,
+  // recover; and the threads' imbalance.
+  double level_bound_seconds = 0.0, events_seconds = 0.0, targets_seconds = 0.0, collect_seconds = 0.0,
+         recover_seconds = 0.0;
   double imbalance = 1.0;
   std::size_t states = 0;
   std::size_t summarised_levels = 0;  // the exact programme's, past its memory limit
@@ -100,6 +102,7 @@ Outcome exact(const Case& c, unsigned threads) {
           stats.sweep_seconds,
           stats.table_bytes,
           stats.recomputed_levels,
+          stats.level_bound_seconds,
           stats.events_seconds,
           stats.targets_seconds,
           stats.collect_seconds,
@@ -159,16 +162,16 @@ int peak(const std::string& name, unsigned threads) {
     std::printf(
         "{\"goal\": \"%s\", \"p\": %zu, \"n\": %lld, \"classes\": %zu, \"threads\": %u, \"seconds\": %.4f, "
         "\"front\": %zu, \"thresholds\": %zu, \"bound_seconds\": %.4f, \"sweep_seconds\": %.4f, "
-        "\"events_seconds\": %.4f, \"targets_seconds\": %.4f, \"collect_seconds\": %.4f, "
+        "\"level_bound_seconds\": %.4f, \"events_seconds\": %.4f, \"targets_seconds\": %.4f, \"collect_seconds\": "
+        "%.4f, "
         "\"recover_seconds\": %.4f, \"imbalance\": %.3f, \"states\": %zu, "
         "\"table_mib\": %.1f, \"recomputed_levels\": %zu, \"summarised_levels\": %zu, \"peak_rss_mib\": %.1f, "
         "\"rss_before_mib\": %.1f}\n",
         goal.name, c.profile.size(), static_cast<long long>(c.n), processor_classes(c.profile).count(), out.threads,
-        seconds, out.front, out.thresholds, out.bound_seconds, out.sweep_seconds, out.events_seconds,
-        out.targets_seconds, out.collect_seconds, out.recover_seconds, out.imbalance, out.states,
+        seconds, out.front, out.thresholds, out.bound_seconds, out.sweep_seconds, out.level_bound_seconds,
+        out.events_seconds, out.targets_seconds, out.collect_seconds, out.recover_seconds, out.imbalance, out.states,
         static_cast<double>(out.table_bytes) / (1 << 20), out.recomputed_levels, out.summarised_levels,
-        static_cast<double>(after.ru_maxrss) / 1024,
-        static_cast<double>(before.ru_maxrss) / 1024);
+        static_cast<double>(after.ru_maxrss) / 1024, static_cast<double>(before.ru_maxrss) / 1024);
     return 0;
   }
   std::fprintf(stderr, "unknown goal %s\n", name.c_str());

@@ -101,30 +101,18 @@ struct Level {
   std::size_t size() const { return offset.back(); }
 };
 
-// A level's source points bucketed by rank (a stable counting sort, so each bucket lists them in
-// workload order, as one thread would): the sweep's events.
-struct Events {
-  std::vector<std::uint32_t> start;  // by rank: where the source points of that rank begin
-  Buffer<std::uint32_t> w;           // workload of each source point, in rank order
-  Buffer<double> energy;             // and its energy (read in order by every thread's sweep)
-  std::vector<std::uint32_t> count;  // [thread][rank]: points of its chunk, then where they go
-  std::vector<std::uint32_t> sum;    // per slice of ranks: its points
-};
-
 // Everything one level's sweep reads.
 struct SweepInput {
   const Instance* in = nullptr;
   const Level* src = nullptr;
-  const std::uint32_t* event_start = nullptr;
-  const std::uint32_t* event_w = nullptr;
-  const double* event_energy = nullptr;
   const std::vector<Item>* items = nullptr;  // usable items of this level's processor, by rank
   std::vector<std::uint32_t> clip;           // per target: least final time (rank), or none
-  const double* bound = nullptr;             // per (probe, remaining workload): energy to beat
-  const double* each = nullptr;              // the same for a final time in that probe interval only
+  const Probes* probes = nullptr;            // null: no bounds
+  double* bound = nullptr;                   // per (probe, remaining workload): energy to beat
+  const float* const* lower = nullptr;       // per probe: the rows `bound` comes from (interval_bound)
+  const double* best = nullptr;              // per probe: least total energy within its time
   double slack = 0.0;                        // added to every bound
   const std::uint32_t* probe_of = nullptr;   // per rank: the probe interval it lies in
-  std::size_t probes = 0;
   std::uint32_t last_rank = 0;
 };
 
@@ -132,12 +120,43 @@ struct SweepInput {
 struct Sweeper {
   void run(const SweepInput& s, std::int32_t lo, std::int32_t hi, std::vector<std::vector<Record>>& out);
   void cap(const SweepInput& s, std::int32_t lo, std::int32_t hi, std::uint32_t rank);
+  void bucket(const Level& src, std::uint32_t ranks, std::int32_t a, std::int32_t b);
 
   std::vector<double> cv, nv, eact;
   std::vector<std::uint32_t> cur, pos;
   std::vector<std::int32_t> active;
   std::vector<Record> last;  // per target: its latest point, not yet in `out` (rank none: no point)
+  // The sources this thread's targets can reach, bucketed by rank (a stable counting sort, so each
+  // rank lists them in workload order): the sweep's events. Each thread buckets its own, in its
+  // own cache, with no step between threads; neighbouring threads share only the sources within
+  // the largest usable size below their first target.
+  std::vector<std::uint32_t> event_start;  // by rank: where its sources begin
+  detail::UninitVector<std::uint32_t> event_w;
+  detail::UninitVector<double> event_energy;
+  double bucket_seconds = 0.0;  // CPU time of the last bucket()
+  double bound_seconds = 0.0;   // and of the last level's bounds of this thread's targets
 };
+
+// Buckets the points of src's workloads [a, b) by rank (ranks 0 .. ranks - 1) into the events.
+void Sweeper::bucket(const Level& src, std::uint32_t ranks, std::int32_t a, std::int32_t b) {
+  const double t0 = thread_cpu_seconds();
+  const std::size_t first = src.offset[static_cast<std::size_t>(a)], end = src.offset[static_cast<std::size_t>(b)];
+  event_start.assign(static_cast<std::size_t>(ranks) + 2, 0);
+  std::uint32_t* c = event_start.data();
+  for (std::size_t j = first; j < end; ++j) ++c[src.rank[j] + 2];
+  for (std::size_t r = 2; r < event_start.size(); ++r) c[r] += c[r - 1];
+  // c[r + 1]: where rank r's sources begin; advanced as they are placed, it ends where rank
+  // r + 1's begin, so that afterwards c[r] is where rank r's begin.
+  event_w.resize(end - first);
+  event_energy.resize(end - first);
+  for (auto w = static_cast<std::size_t>(a); w < static_cast<std::size_t>(b); ++w)
+    for (std::size_t j = src.offset[w]; j < src.offset[w + 1]; ++j) {
+      const std::uint32_t to = c[src.rank[j] + 1]++;
+      event_w[to] = static_cast<std::uint32_t>(w);
+      event_energy[to] = src.energy[j];
+    }
+  bucket_seconds = thread_cpu_seconds() - t0;
+}
 
 // A target's least energy so far starts at, and is lowered to, the most its points may cost (the
 // probes' bound at its least final time, then at every probe threshold the sweep passes): a
@@ -172,13 +191,27 @@ CTRL_PARTITION_SIMD void Sweeper::run(const SweepInput& s, std::int32_t lo, std:
                                       std::vector<std::vector<Record>>& out) {
   const std::int32_t n = s.in->n;
   const std::size_t size = static_cast<std::size_t>(n) + 1;
-  cv.assign(size + block_pad, inf);  // next_improvement reads whole blocks past the end
-  nv.assign(size + block_pad, inf);
-  eact.assign(size + block_pad, inf);
-  cur.assign(size, 0);
-  pos.assign(s.src->offset.begin(), s.src->offset.end() - 1);
+  const std::vector<Item>& items = *s.items;
+  const std::int32_t reach = detail::largest_size(items);  // the largest usable size
+  // Only the sources [a, h) reach the targets [lo, h): the arrays by workload are set there alone
+  // (next_improvement reads whole blocks past the end, whatever they hold, hence the padding).
+  const auto a = static_cast<std::size_t>(std::max(lo - reach, 0)), h = static_cast<std::size_t>(std::min(hi, n + 1)),
+             l = static_cast<std::size_t>(lo);
+  if (cv.size() != size + block_pad) {
+    cv.assign(size + block_pad, inf);
+    nv.assign(size + block_pad, inf);
+    eact.assign(size + block_pad, inf);
+    cur.assign(size, 0);
+    pos.assign(size, 0);
+    last.assign(size, Record{none, 0, 0, 0.0});
+  }
+  std::fill(cv.begin() + a, cv.begin() + h, inf);
+  std::fill(cur.begin() + a, cur.begin() + h, 0u);
+  std::copy(s.src->offset.begin() + a, s.src->offset.begin() + h, pos.begin() + a);
+  std::fill(nv.begin() + l, nv.begin() + h, inf);
+  std::fill(last.begin() + l, last.begin() + h, Record{none, 0, 0, 0.0});
+  std::fill(eact.begin(), eact.begin() + reach + 1, inf);  // sizes become usable as the sweep goes
   active.clear();
-  last.assign(size, Record{none, 0, 0, 0.0});
   std::int32_t xmax = -1;
   for (std::int32_t w = lo; w < hi; ++w) {
     // Fronts grow slowly from level to level: room for a quarter more points than last time,
@@ -194,10 +227,10 @@ CTRL_PARTITION_SIMD void Sweeper::run(const SweepInput& s, std::int32_t lo, std:
   // bound it in the intervals of those times alone. So each point waits in `last` for the next
   // one (a point of the same time replaces it); `out` is only written, never read, here.
   const auto superseded = [&](std::int32_t w, const Record& q, std::uint32_t r, double c) {
-    if (s.each == nullptr || !(q.energy > c + s.slack)) return false;
-    const double* each = s.each + static_cast<std::size_t>(n - w);
+    if (s.lower == nullptr || !(q.energy > c + s.slack)) return false;
+    const auto left = static_cast<std::size_t>(n - w);
     for (std::uint32_t i = s.probe_of[q.rank], to = s.probe_of[r - 1]; i <= to; ++i)
-      if (q.energy < each[i * size]) return false;
+      if (q.energy < detail::interval_bound(s.best[i], s.lower[i][left], s.slack)) return false;
     return true;
   };
   // Every candidate recorded is below its bound (cap), so it is a point.
@@ -208,11 +241,13 @@ CTRL_PARTITION_SIMD void Sweeper::run(const SweepInput& s, std::int32_t lo, std:
     q = Record{r, x, j, c};
   };
 
+  if (s.probes != nullptr) {
+    const double t0 = thread_cpu_seconds();
+    s.probes->bounds_of(*s.in, s.lower, s.slack, s.bound, n + 1 - std::min(hi, n + 1), n + 1 - lo);
+    bound_seconds = thread_cpu_seconds() - t0;
+  }
   cap(s, lo, hi, 0);
-  const std::vector<Item>& items = *s.items;
-  const std::int32_t reach = detail::largest_size(items);  // the largest usable size
-  const auto a = static_cast<std::uint32_t>(std::max(lo - reach, 0)), b = static_cast<std::uint32_t>(hi);
-  const bool whole = a == 0 && hi > n;
+  bucket(*s.src, s.last_rank + 1, static_cast<std::int32_t>(a), static_cast<std::int32_t>(h));
   std::size_t ai = 0;
   for (std::uint32_t rank = 0; rank <= s.last_rank; ++rank) {
     if (s.bound != nullptr && rank > 0 && s.probe_of[rank] != s.probe_of[rank - 1]) cap(s, lo, hi, rank);
@@ -233,17 +268,14 @@ CTRL_PARTITION_SIMD void Sweeper::run(const SweepInput& s, std::int32_t lo, std:
         ++wp;
       }
     }
-    // Sources whose front improves at this time: combine with every usable item. Only sources in
-    // [a, b) reach these targets; a time's sources are in workload order, so they are a range.
-    std::uint32_t i = s.event_start[rank], end = s.event_start[rank + 1];
-    if (i != end && whole == false) {
-      i = static_cast<std::uint32_t>(std::lower_bound(s.event_w + i, s.event_w + end, a) - s.event_w);
-      end = static_cast<std::uint32_t>(std::lower_bound(s.event_w + i, s.event_w + end, b) - s.event_w);
-    }
+    // Sources whose front improves at this time (those within reach of these targets, in
+    // workload order): combine with every usable item.
+    std::uint32_t i = event_start[rank];
+    const std::uint32_t end = event_start[rank + 1];
     for (; i < end; ++i) {
-      const std::int32_t wp = static_cast<std::int32_t>(s.event_w[i]);
+      const std::int32_t wp = static_cast<std::int32_t>(event_w[i]);
       const std::uint32_t j = pos[static_cast<std::size_t>(wp)]++;
-      const double e = s.event_energy[i];
+      const double e = event_energy[i];
       cv[static_cast<std::size_t>(wp)] = e;
       cur[static_cast<std::size_t>(wp)] = j;
       const std::int32_t x0 = std::max(lo - wp, 0), x1 = std::min({hi - wp, xmax + 1, n + 1 - wp});  // [x0, x1)
@@ -296,121 +328,86 @@ int probe_count(const DpOptions& opt, const Instance& in) {
   return large(in) ? 128 : 64;
 }
 
-// Buckets the points of `src` by rank into `ev` (ranks 0 .. ranks - 1). Each thread counts the
-// ranks of one chunk of the points, the counts become positions (by rank, then by chunk), and each
-// thread places its chunk: the order of one pass over the points, on any number of threads.
-void bucket_by_rank(Pool& pool, const Level& src, std::uint32_t ranks, Events& ev) {
-  const std::size_t N = src.size(), R = ranks;
-  const unsigned T = static_cast<unsigned>(std::clamp<std::size_t>(N >> 10, 1, pool.size()));
-  ev.start.resize(R + 1);
-  ev.w.reserve_discard(N);
-  ev.energy.reserve_discard(N);
-  ev.count.resize(T * R);
-  ev.sum.resize(T);
-  const auto chunk = [&](unsigned t) { return std::pair{N * t / T, N * (t + 1) / T}; };
-  const auto slice = [&](unsigned t) { return std::pair{R * t / T, R * (t + 1) / T}; };
-  pool.run(T, [&](unsigned t) {
-    std::uint32_t* c = &ev.count[t * R];
-    std::fill(c, c + R, 0u);
-    const auto [lo, hi] = chunk(t);
-    for (std::size_t j = lo; j < hi; ++j) ++c[src.rank[j]];
-  });
-  pool.run(T, [&](unsigned t) {  // the points of each slice of ranks
-    const auto [lo, hi] = slice(t);
-    std::uint32_t total = 0;
-    for (std::size_t r = lo; r < hi; ++r)
-      for (unsigned u = 0; u < T; ++u) total += ev.count[u * R + r];
-    ev.sum[t] = total;
-  });
-  pool.run(T, [&](unsigned t) {  // counts to positions, each slice from the points before it
-    const auto [lo, hi] = slice(t);
-    std::uint32_t at = 0;
-    for (unsigned u = 0; u < t; ++u) at += ev.sum[u];
-    for (std::size_t r = lo; r < hi; ++r) {
-      ev.start[r] = at;
-      for (unsigned u = 0; u < T; ++u) at += std::exchange(ev.count[u * R + r], at);
-    }
-  });
-  ev.start[R] = static_cast<std::uint32_t>(N);
-  pool.run(T, [&](unsigned t) {
-    std::uint32_t* c = &ev.count[t * R];
-    const auto [lo, hi] = chunk(t);
-    if (lo == hi) return;
-    auto w =
-        static_cast<std::size_t>(std::upper_bound(src.offset.begin(), src.offset.end(), lo) - src.offset.begin()) - 1;
-    for (std::size_t j = lo; j < hi; ++j) {
-      while (src.offset[w + 1] <= j) ++w;
-      const std::uint32_t at = c[src.rank[j]]++;
-      ev.w[at] = static_cast<std::uint32_t>(w);
-      ev.energy[at] = src.energy[j];
-    }
-  });
-}
-
 // The remaining workloads [first, second) of the targets [wlo, whi] (empty when whi < wlo): where
 // a level reads its probes' bounds.
 std::pair<std::int32_t, std::int32_t> remaining(const Instance& in, std::int32_t wlo, std::int32_t whi) {
   return whi < wlo ? std::pair{0, 0} : std::pair{in.n - whi, in.n - wlo + 1};
 }
 
-// The targets a level keeps ([wlo, whi], empty when whi < wlo) and their least final times: a
-// point of workload w can end no sooner than the remaining processors allow.
-std::pair<std::int32_t, std::int32_t> clip_targets(const Instance& in, const std::vector<double>& tau, int k,
-                                                   double tstar, double tmax, std::vector<std::uint32_t>& clip) {
-  const std::int32_t n = in.n;
-  const std::size_t s = in.stride();
-  clip.assign(s, none);
-  std::int32_t wlo = n + 1, whi = -1;
-  double seen = -inf;  // neighbouring workloads mostly share their least time: search it once
-  std::uint32_t seen_rank = 0;
-  for (std::int32_t w = k == in.p - 1 ? n : 0; w <= n; ++w) {
-    const double rest = tau[static_cast<std::size_t>(k + 1) * s + static_cast<std::size_t>(n - w)];
-    const double least = std::max(rest, tstar);
-    if (!(least <= tmax)) continue;
-    if (least != seen) {
-      seen = least;
-      seen_rank = in.rank_of(least);
-    }
-    clip[static_cast<std::size_t>(w)] = seen_rank;
-    wlo = std::min(wlo, w);
-    whi = std::max(whi, w);
-  }
-  return {wlo, whi};
-}
+// Splits each level's targets between threads by their estimated work, corrected by what the
+// threads' sweeps of the levels before cost. The estimate: the source points within reach of each
+// target (at most the largest usable size below it), each a pass over the sizes, and the
+// candidates it records, about as many as the points the target kept at the level before (the
+// records still held), each weighted as half a pass. With the sources alone, the thread of the
+// low targets (whose fronts are the long ones) recorded 4 to 8 times the other's candidates on the
+// p = 32, m = 2000 instance: the busiest of two threads took 1.5 times the mean; with the records,
+// 1.1 to 1.35. What the estimate misses (the cost of a pass depends on where the sweep stops it, a
+// record's on the probes it is checked against, the caches on the thread's range) changes slowly
+// from level to level, so each thread's CPU time scales the estimate of its targets for the next
+// levels (a square root of the ratio, at most a factor of 2 a level, so that noise does not make
+// it swing). A finer static price (each slice's events, passes, records and items fitted to the
+// threads' CPU times) evened 2 to 4 threads a little but was 4 % slower on 16 cores
+// (bench/results/partition-processors.md, session 16). The split does not change the front: a
+// target's points depend only on the sources within reach, whichever thread sweeps it.
+class TargetSplit {
+ public:
+  explicit TargetSplit(std::size_t targets) : scale_(targets, 1.0) {}
 
-// Splits the targets [wlo, whi] between at most `threads` threads by their estimated work: the
-// source points within reach of each target (at most the largest usable size below it), each a
-// pass over the sizes, and the candidates it records, about as many as the points the target kept
-// at the level before (`before`, the records still held), each weighted as half a pass. With the
-// sources alone, the thread of the low targets (whose fronts are the long ones) recorded 4 to 8
-// times the other's candidates on the p = 32, m = 2000 instance, and the level waited for it: on
-// two threads the busiest took 1.5 times the mean; with the records, 1.1 to 1.35. A finer price
-// (each slice's source events, its exact passes, records and items, fitted to the threads' CPU
-// times, cuts by bisection) evened out 2 to 4 threads a little more but was 4 % slower on 16
-// cores (bench/results/partition-processors.md, session 16): not kept.
-std::vector<std::int32_t> split_targets(const Level& src, const std::vector<Item>& items,
-                                        const std::vector<std::vector<Record>>& before, std::int32_t wlo,
-                                        std::int32_t whi, unsigned threads) {
-  const unsigned T = whi < wlo ? 1 : std::min<unsigned>(threads, static_cast<unsigned>(whi - wlo + 1));
-  std::vector<std::int32_t> cut(T + 1, wlo);
-  cut[T] = whi + 1;
-  if (T == 1) return cut;
-  const std::int32_t reach = detail::largest_size(items);
-  const double per_record = std::max(1.0, reach / 2.0);
-  std::vector<double> work(static_cast<std::size_t>(whi - wlo) + 2, 0.0);  // cumulative
-  for (std::int32_t w = wlo; w <= whi; ++w) {
-    const auto below = src.offset[static_cast<std::size_t>(w) + 1],
-               from = src.offset[static_cast<std::size_t>(std::max(0, w - reach))];
-    const auto records = static_cast<double>(before[static_cast<std::size_t>(w)].size());
-    work[static_cast<std::size_t>(w - wlo) + 1] =
-        work[static_cast<std::size_t>(w - wlo)] + static_cast<double>(below - from) + per_record * records + 1.0;
+  // The cuts of [wlo, whi] between at most `threads` threads: thread t sweeps [cut[t], cut[t + 1]).
+  std::vector<std::int32_t> cut(const Level& src, const std::vector<Item>& items,
+                                const std::vector<std::vector<Record>>& before, std::int32_t wlo, std::int32_t whi,
+                                unsigned threads) {
+    const unsigned T = whi < wlo ? 1 : std::min<unsigned>(threads, static_cast<unsigned>(whi - wlo + 1));
+    std::vector<std::int32_t> cut(T + 1, wlo);
+    cut[T] = whi + 1;
+    work_.clear();
+    if (T == 1) return cut;
+    wlo_ = wlo;
+    const std::int32_t reach = detail::largest_size(items);
+    const double per_record = std::max(1.0, reach / 2.0);
+    work_.assign(static_cast<std::size_t>(whi - wlo) + 2, 0.0);  // cumulative
+    for (std::int32_t w = wlo; w <= whi; ++w) {
+      const auto below = src.offset[static_cast<std::size_t>(w) + 1],
+                 from = src.offset[static_cast<std::size_t>(std::max(0, w - reach))];
+      const auto records = static_cast<double>(before[static_cast<std::size_t>(w)].size());
+      const double estimate = static_cast<double>(below - from) + per_record * records + 1.0;
+      work_[static_cast<std::size_t>(w - wlo) + 1] =
+          work_[static_cast<std::size_t>(w - wlo)] + estimate * scale_[static_cast<std::size_t>(w)];
+    }
+    unsigned t = 1;
+    for (std::int32_t w = wlo; w <= whi && t < T; ++w)
+      if (work_[static_cast<std::size_t>(w - wlo) + 1] >= work_.back() * t / T) cut[t++] = w + 1;
+    for (; t < T; ++t) cut[t] = whi + 1;
+    return cut;
   }
-  unsigned t = 1;
-  for (std::int32_t w = wlo; w <= whi && t < T; ++w)
-    if (work[static_cast<std::size_t>(w - wlo) + 1] >= work.back() * t / T) cut[t++] = w + 1;
-  for (; t < T; ++t) cut[t] = whi + 1;
-  return cut;
-}
+
+  // What the threads' sweeps of the last cut cost (CPU seconds, by thread).
+  void learn(const std::vector<std::int32_t>& cut, const std::vector<double>& seconds) {
+    if (work_.empty()) return;
+    const auto predicted = [&](std::size_t t) {
+      return work_[static_cast<std::size_t>(cut[t + 1] - wlo_)] - work_[static_cast<std::size_t>(cut[t] - wlo_)];
+    };
+    double spent = 0.0;
+    for (const double x : seconds) spent += x;
+    const double estimated = work_.back();
+    if (!(spent > 0.0) || !(estimated > 0.0)) return;
+    std::vector<double> factor(seconds.size(), 1.0);
+    double mean = 0.0;  // of the factors, weighted by the estimate: brought back to 1
+    for (std::size_t t = 0; t < seconds.size(); ++t) {
+      if (predicted(t) > 0.0 && seconds[t] > 0.0)
+        factor[t] = std::clamp(std::sqrt((seconds[t] / spent) / (predicted(t) / estimated)), 0.5, 2.0);
+      mean += factor[t] * predicted(t) / estimated;
+    }
+    for (std::size_t t = 0; t < seconds.size(); ++t)
+      for (auto w = static_cast<std::size_t>(cut[t]); w < static_cast<std::size_t>(cut[t + 1]); ++w)
+        scale_[w] = std::clamp(scale_[w] * factor[t] / mean, 1.0 / 64, 64.0);
+  }
+
+ private:
+  std::vector<double> scale_;  // per target: what its work cost against its estimate (relative)
+  std::vector<double> work_;   // the last cut's estimates, cumulative from wlo_ (empty: one thread)
+  std::int32_t wlo_ = 0;
+};
 
 // The records of targets [lo, hi) into the next level, at their offsets, and their parent pointers.
 void collect(const std::vector<std::vector<Record>>& out, std::int32_t lo, std::int32_t hi, Level& next, Back* back) {
@@ -431,6 +428,7 @@ struct Bounds {
   double tstar = 0.0, tmax = 0.0, eps = 0.0;
   std::uint32_t rmax = 0;
   std::vector<std::vector<Item>> usable;  // per processor, by rank, with size 0 first
+  std::vector<std::int32_t> reach;        // per level k: the largest usable sizes of 0..k together
   Probes probes;
 };
 
@@ -442,6 +440,33 @@ struct Bounds {
 // bounds are exact at every threshold, so the front is the same.
 std::size_t probe_memory(std::size_t limit) {
   return std::clamp(limit / 4, detail::probe_memory_cap, std::size_t{1} << 30);
+}
+
+// The targets a level keeps ([wlo, whi], empty when whi < wlo) and their least final times: a
+// point of workload w can end no sooner than the remaining processors allow, and no workload past
+// the largest sizes of processors 0..k together has a point.
+std::pair<std::int32_t, std::int32_t> clip_targets(const Instance& in, const Bounds& b, int k,
+                                                   std::vector<std::uint32_t>& clip) {
+  const std::int32_t n = in.n;
+  const std::size_t s = in.stride();
+  clip.assign(s, none);
+  std::int32_t wlo = n + 1, whi = -1;
+  double seen = -inf;  // neighbouring workloads mostly share their least time: search it once
+  std::uint32_t seen_rank = 0;
+  const std::int32_t most = std::min(n, b.reach[static_cast<std::size_t>(k)]);
+  for (std::int32_t w = k == in.p - 1 ? n : 0; w <= most; ++w) {
+    const double rest = b.tau[static_cast<std::size_t>(k + 1) * s + static_cast<std::size_t>(n - w)];
+    const double least = std::max(rest, b.tstar);
+    if (!(least <= b.tmax)) continue;
+    if (least != seen) {
+      seen = least;
+      seen_rank = in.rank_of(least);
+    }
+    clip[static_cast<std::size_t>(w)] = seen_rank;
+    wlo = std::min(wlo, w);
+    whi = std::max(whi, w);
+  }
+  return {wlo, whi};
 }
 
 // The bounds; false when no distribution exists.
@@ -466,13 +491,18 @@ bool bounds(const Profile& profile, Size workload, const Instance& in, const DpO
       if (it.time <= b.tmax && it.energy <= b.eps) u.push_back(it);
     std::stable_sort(u.begin(), u.end(), [](const Item& x, const Item& y) { return x.rank < y.rank; });
   }
+  b.reach.resize(in.items.size());
+  for (std::size_t k = 0, sum = 0; k < in.items.size(); ++k) {
+    sum = std::min<std::size_t>(sum + static_cast<std::size_t>(detail::largest_size(b.usable[k])), INT32_MAX);
+    b.reach[k] = static_cast<std::int32_t>(sum);
+  }
   if (const int asked = probe_count(opt, in); asked > 0) {
     b.probes = detail::make_probes(in, rstar, b.rmax, b.eps, asked, pool.size(), probe_memory(opt.memory_limit));
     // Each level reads its bounds only at the remaining workloads of the targets it keeps.
     std::vector<std::uint32_t> clip;
     b.probes.reads.resize(static_cast<std::size_t>(in.p));
     for (int k = 0; k < in.p; ++k) {
-      const auto [wlo, whi] = clip_targets(in, b.tau, k, b.tstar, b.tmax, clip);
+      const auto [wlo, whi] = clip_targets(in, b, k, clip);
       b.probes.reads[static_cast<std::size_t>(k)] = remaining(in, wlo, whi);
     }
   }
@@ -607,7 +637,6 @@ struct SweepState {
   }
 
   Level src, next;
-  Events events;
   std::vector<const Back*> back;  // per level, while its pointers are held
   std::vector<std::vector<Record>> out;
   std::vector<Sweeper> sweepers;
@@ -642,7 +671,7 @@ std::size_t next_offsets(SweepState& st, std::int32_t wlo, std::int32_t whi) {
 class Sweep {
  public:
   Sweep(const Instance& in, Bounds& b, Pool& pool, std::size_t limit)
-      : in_(in), b_(b), pool_(pool), st_(in, pool.size()), limit_(limit), slack_(1e-9 * b.eps) {
+      : in_(in), b_(b), pool_(pool), st_(in, pool.size()), limit_(limit), slack_(1e-9 * b.eps), split_(in.stride()) {
     si_.in = &in;
     si_.last_rank = b.rmax;
   }
@@ -664,7 +693,7 @@ class Sweep {
   std::size_t checkpoints() const { return checkpoints_; }
   // The forward sweep's phases (DpStats).
   struct Phases {
-    double events = 0.0, targets = 0.0, collect = 0.0;
+    double bounds = 0.0, events = 0.0, targets = 0.0, collect = 0.0;
     double busiest = 0.0, mean = 0.0;  // threads' sweep times, summed over levels
   };
   const Phases& phases() const { return phases_; }
@@ -689,41 +718,41 @@ class Sweep {
   Pool& pool_;
   SweepState st_;
   SweepInput si_;
-  std::vector<double> bound_, each_;
+  std::vector<double> bound_;
+  std::vector<const float*> lower_;
   std::size_t limit_;
   double slack_;
   std::size_t peak_ = 0, walk_bytes_ = 0;
   std::size_t checkpoints_ = 0;  // made by the forward sweep
   Phases phases_;
   std::vector<double> thread_seconds_;
+  TargetSplit split_;
 };
 
 // Merges processor k: st.src (level k - 1) into level k, which becomes st.src; its parent
 // pointers are kept where `pointers` says (forward) or in the segment (sweeping again, only the
 // targets [lo, hi] that the walk back can reach). Returns the level's points.
 std::size_t Sweep::level(int k, bool forward, std::int32_t lo, std::int32_t hi) {
-  auto [wlo, whi] = clip_targets(in_, b_.tau, k, b_.tstar, b_.tmax, si_.clip);
+  auto [wlo, whi] = clip_targets(in_, b_, k, si_.clip);
   wlo = std::max(wlo, lo);
   whi = std::min(whi, hi);
   if (b_.probes.count() > 0) {
-    b_.probes.level_bound(in_, k, slack_, bound_, &pool_, &each_);
+    const auto t0 = Clock::now();
+    b_.probes.lower_rows(in_, k, lower_);  // each thread computes the bounds of its targets
+    bound_.resize(in_.stride() * b_.probes.count());
+    si_.probes = &b_.probes;
     si_.bound = bound_.data();
-    si_.each = each_.data();
+    si_.lower = lower_.data();
+    si_.best = b_.probes.best.data();
     si_.slack = slack_;
     si_.probe_of = b_.probes.probe_of.data();
-    si_.probes = b_.probes.count();
+    if (forward) phases_.bounds += seconds_since(t0);
   }
-  auto t0 = Clock::now();
-  bucket_by_rank(pool_, st_.src, b_.rmax + 1, st_.events);
-  if (forward) phases_.events += seconds_since(t0);
   si_.src = &st_.src;
   si_.items = &b_.usable[static_cast<std::size_t>(k)];
-  si_.event_start = st_.events.start.data();
-  si_.event_w = st_.events.w.data();
-  si_.event_energy = st_.events.energy.data();
-  const std::vector<std::int32_t> cut = split_targets(st_.src, *si_.items, st_.out, wlo, whi, pool_.size());
+  const std::vector<std::int32_t> cut = split_.cut(st_.src, *si_.items, st_.out, wlo, whi, pool_.size());
   const auto T = static_cast<unsigned>(cut.size() - 1);
-  t0 = Clock::now();
+  auto t0 = Clock::now();
   thread_seconds_.assign(T, 0.0);
   if (whi >= wlo)
     pool_.run(T, [&](unsigned t) {
@@ -731,10 +760,15 @@ std::size_t Sweep::level(int k, bool forward, std::int32_t lo, std::int32_t hi) 
       st_.sweepers[t].run(si_, cut[t], cut[t + 1], st_.out);
       thread_seconds_[t] = thread_cpu_seconds() - start;
     });
+  split_.learn(cut, thread_seconds_);
   if (forward) {
     phases_.targets += seconds_since(t0);
     phases_.busiest += *std::max_element(thread_seconds_.begin(), thread_seconds_.end());
     for (const double x : thread_seconds_) phases_.mean += x / T;
+    for (unsigned t = 0; t < T; ++t) {
+      phases_.events += st_.sweepers[t].bucket_seconds / T;
+      phases_.bounds += st_.sweepers[t].bound_seconds / T;
+    }
   }
   t0 = Clock::now();
   // Collect this level's points (the next level's sources) and their parent pointers, each
@@ -962,15 +996,18 @@ void Sweep::recover(Found&& found) {
   }
 }
 
-// Bytes of the sweep's own storage: the two levels, the events, the records, the bounds.
+// Bytes of the sweep's own storage: the two levels, the threads' events, the records, the bounds.
 std::size_t Sweep::working() const {
   std::size_t records = 0;
   for (const auto& v : st_.out) records += v.capacity();
   const std::size_t points = st_.src.size() + st_.next.size();
-  return points * (sizeof(std::uint32_t) + sizeof(double)) +
-         st_.src.size() * (sizeof(std::uint32_t) + sizeof(double)) +  // events
-         records * sizeof(Record) + 2 * st_.src.offset.size() * sizeof(std::uint32_t) +
-         (bound_.size() + each_.size() + b_.tau.size()) * sizeof(double) + b_.probes.bytes();
+  // The threads' events hold the sources about once between them (neighbours share those within
+  // the largest size below a thread's first target): counted as once, so that what the limit
+  // decides does not depend on how the targets were split (TargetSplit learns from timings).
+  const std::size_t events = st_.src.size() * (sizeof(std::uint32_t) + sizeof(double));
+  return points * (sizeof(std::uint32_t) + sizeof(double)) + events + records * sizeof(Record) +
+         2 * st_.src.offset.size() * sizeof(std::uint32_t) + (bound_.size() + b_.tau.size()) * sizeof(double) +
+         b_.probes.bytes();
 }
 
 }  // namespace
@@ -1026,6 +1063,7 @@ Front pareto_front_dp(const Profile& profile, Size workload, const DpOptions& op
     stats->bound_seconds = std::chrono::duration<double>(t1 - t0).count();
     stats->sweep_seconds = seconds_since(t1);
     const Sweep::Phases& ph = sweep.phases();
+    stats->level_bound_seconds = ph.bounds;
     stats->events_seconds = ph.events;
     stats->targets_seconds = ph.targets;
     stats->collect_seconds = ph.collect;

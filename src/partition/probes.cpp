@@ -67,13 +67,11 @@ double fill_kept(const Instance& in, double tlimit, double elimit, int block, fl
 // One interval's bounds over `len` workloads: `most` (the largest energy so far, from the later
 // intervals) takes this interval's into account; compiled for AVX2 beside the baseline.
 CTRL_PARTITION_SIMD void bound_row(const float* __restrict lower, double best, double slack, double* __restrict most,
-                                   double* __restrict bound, double* __restrict each, std::size_t len) {
+                                   double* __restrict bound, std::size_t len) {
   for (std::size_t r = 0; r < len; ++r) {
     most[r] = std::max(most[r], best - static_cast<double>(lower[r]));
     bound[r] = next_up(most[r] + slack);
   }
-  if (each != nullptr)
-    for (std::size_t r = 0; r < len; ++r) each[r] = next_up((best - static_cast<double>(lower[r])) + slack);
 }
 
 }  // namespace
@@ -128,7 +126,8 @@ void Probes::load_block(const Instance& in, int b) {
         if (from >= to) continue;  // nothing reads it, nor any row computed from it
         double* dst = &chain[static_cast<std::size_t>(k & 1) * s];
         suffix_min_energy_row(in, k, limit[j], elimit, below, dst, from, to);
-        store_below(dst + from, &rows[(j * per + static_cast<std::size_t>(k - lo - 1)) * s + static_cast<std::size_t>(from)],
+        store_below(dst + from,
+                    &rows[(j * per + static_cast<std::size_t>(k - lo - 1)) * s + static_cast<std::size_t>(from)],
                     static_cast<std::size_t>(to - from));
         below = dst;
       }
@@ -137,28 +136,38 @@ void Probes::load_block(const Instance& in, int b) {
   loaded = b;
 }
 
-void Probes::level_bound(const Instance& in, int k, double slack, std::vector<double>& bound, Pool* pool,
-                         std::vector<double>* each) {
-  const std::size_t J = count(), s = in.stride();
-  const auto [from, to] = read_range(in, k + 1);
-  std::vector<const float*> lower(J);  // completions in [T_j, T_{j+1}) cost at least lower[j][r]
+void Probes::lower_rows(const Instance& in, int k, std::vector<const float*>& lower) {
+  const std::size_t J = count();
+  lower.resize(J);  // completions in [T_j, T_{j+1}) cost at least lower[j][r]
   for (std::size_t j = 0; j < J; ++j) lower[j] = row(in, std::min(j + 1, J - 1), k + 1);
-  bound.resize(s * J);
-  if (each != nullptr) each->resize(s * J);
-  double* const one = each != nullptr ? each->data() : nullptr;
-  // Interval by interval, from the last, over a slice of workloads: contiguous rows, and the
-  // running maximum of a workload is not a chain through the intervals of one entry.
-  const auto workloads = [&](std::size_t lo, std::size_t hi) {
-    std::vector<double> most(hi - lo, -inf);
-    for (std::size_t j = J; j-- > 0;)
-      bound_row(lower[j] + lo, best[j], slack, most.data(), &bound[j * s + lo],
-                one != nullptr ? one + j * s + lo : nullptr, hi - lo);
-  };
-  const auto first = static_cast<std::size_t>(from), len = static_cast<std::size_t>(std::max(to - from, 0));
-  if (pool == nullptr || len * J < (std::size_t{1} << 16))
-    workloads(first, first + len);
+}
+
+// Interval by interval, from the last, over the workloads: contiguous rows, and the running
+// maximum of a workload is not a chain through the intervals of one entry.
+void Probes::bounds_of(const Instance& in, const float* const* lower, double slack, double* bound, std::int32_t from,
+                       std::int32_t to) const {
+  if (to <= from) return;
+  const std::size_t s = in.stride(), lo = static_cast<std::size_t>(from), len = static_cast<std::size_t>(to - from);
+  std::vector<double> most(len, -inf);
+  for (std::size_t j = count(); j-- > 0;)
+    bound_row(lower[j] + lo, best[j], slack, most.data(), &bound[j * s + lo], len);
+}
+
+void Probes::level_bound(const Instance& in, int k, double slack, std::vector<double>& bound, Pool* pool,
+                         std::vector<const float*>* lower_rows_out) {
+  std::vector<const float*> own;
+  std::vector<const float*>& lower = lower_rows_out != nullptr ? *lower_rows_out : own;
+  lower_rows(in, k, lower);
+  bound.resize(in.stride() * count());
+  const auto [from, to] = read_range(in, k + 1);
+  const auto len = static_cast<std::size_t>(std::max(to - from, 0));
+  if (pool == nullptr || len * count() < (std::size_t{1} << 16))
+    bounds_of(in, lower.data(), slack, bound.data(), from, to);
   else
-    pool->slices(pool->size(), len, [&](std::size_t lo, std::size_t hi) { workloads(first + lo, first + hi); });
+    pool->slices(pool->size(), len, [&](std::size_t lo, std::size_t hi) {
+      bounds_of(in, lower.data(), slack, bound.data(), from + static_cast<std::int32_t>(lo),
+                from + static_cast<std::int32_t>(hi));
+    });
 }
 
 // Thresholds: a few spread evenly over the ranks between the time-optimal and energy-optimal
@@ -170,7 +179,8 @@ Probes make_probes(const Instance& in, std::uint32_t first, std::uint32_t last, 
   // Both ends are thresholds: the last interval's bound uses the energy-optimal time.
   const auto thresholds = [&](std::size_t cap) {
     return last == first ? std::size_t{1}
-                         : std::clamp<std::size_t>(static_cast<std::size_t>(wanted), 2, std::min<std::size_t>(cap, last - first + 1));
+                         : std::clamp<std::size_t>(static_cast<std::size_t>(wanted), 2,
+                                                   std::min<std::size_t>(cap, last - first + 1));
   };
   const std::size_t full = static_cast<std::size_t>(in.p + 1) * s * sizeof(float);
   int block = 1;
@@ -202,7 +212,11 @@ Probes make_probes(const Instance& in, std::uint32_t first, std::uint32_t last, 
   const std::size_t even = std::min<std::size_t>(J, 8);
   std::vector<std::uint32_t> ranks;
   for (std::size_t j = 0; j < even; ++j)
-    ranks.push_back(even == 1 ? first : first + static_cast<std::uint32_t>(static_cast<double>(last - first) * static_cast<double>(j) / static_cast<double>(even - 1) + 0.5));
+    ranks.push_back(
+        even == 1 ? first
+                  : first + static_cast<std::uint32_t>(static_cast<double>(last - first) * static_cast<double>(j) /
+                                                           static_cast<double>(even - 1) +
+                                                       0.5));
   ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
   compute(ranks);
   // Each round splits the intervals of largest drop, as one at a time would: a split interval's

@@ -57,13 +57,13 @@ void parallel(unsigned threads, F&& body) {
 // bounds, so the front is the same; on many processors the cap then allows all the thresholds
 // asked for.
 struct Probes {
-  std::vector<std::uint32_t> rank;    // thresholds, increasing
-  std::vector<double> best;           // least total energy within each threshold
-  std::vector<double> limit;          // per threshold: its time (items up to it are usable)
+  std::vector<std::uint32_t> rank;      // thresholds, increasing
+  std::vector<double> best;             // least total energy within each threshold
+  std::vector<double> limit;            // per threshold: its time (items up to it are usable)
   std::vector<std::uint32_t> probe_of;  // per rank up to the last threshold
-  int block = 1;                      // B: 1 keeps every row
-  UninitVector<float> kept;           // [slot[j]][c][r]: row min(c * B, p) of threshold j's table
-  std::vector<std::size_t> slot;      // per threshold: where its table is in `kept`
+  int block = 1;                        // B: 1 keeps every row
+  UninitVector<float> kept;             // [slot[j]][c][r]: row min(c * B, p) of threshold j's table
+  std::vector<std::size_t> slot;        // per threshold: where its table is in `kept`
 
   std::size_t count() const { return rank.size(); }
   std::size_t bytes() const { return (kept.size() + rows.size()) * sizeof(float); }
@@ -71,11 +71,20 @@ struct Probes {
   // bound[j * (n + 1) + r]: the least energy a partial point at level k (processors 0..k) with
   // remaining workload r and final time in probe interval j or later must stay below (the double
   // above the largest it may have, so that a sweep's strict comparisons keep a point equal to
-  // it). Calls come with increasing k. With `each`, also each[j * (n + 1) + r]: the same for a
-  // final time in interval j itself (bound is its maximum over j and the later intervals). With a
-  // pool, the workloads are split between its threads (the same bounds).
+  // it). Calls come with increasing k. With `lower`, also the rows these come from, lower[j] =
+  // row(in, min(j + 1, J - 1), k + 1) (valid until the next call): interval_bound(best[j],
+  // lower[j][r], slack) is the same bound for a final time in interval j itself (bound is its
+  // maximum over j and the later intervals), computed where it is read rather than stored (the
+  // sweep reads it for a few of its records; storing it took as long as `bound`). With a pool,
+  // the workloads are split between its threads (the same bounds).
   void level_bound(const Instance& in, int k, double slack, std::vector<double>& bound, Pool* pool = nullptr,
-                   std::vector<double>* each = nullptr);
+                   std::vector<const float*>* lower = nullptr);
+  // The two steps of level_bound, for a sweep that computes the bounds of each thread's targets on
+  // that thread: the rows (recomputing a block where needed), then the bounds of the remaining
+  // workloads [from, to) (within what `reads` allows) into `bound`, of J * (n + 1) entries.
+  void lower_rows(const Instance& in, int k, std::vector<const float*>& lower);
+  void bounds_of(const Instance& in, const float* const* lower, double slack, double* bound, std::int32_t from,
+                 std::int32_t to) const;
 
   // Row k of threshold j's table (valid until the next call for another block). Of a row
   // recomputed between kept ones, only the entries `reads` asks for and those they depend on.
@@ -96,11 +105,11 @@ struct Probes {
   // fewer targets): reads[k] narrows, and the rows between kept ones are loaded again for it.
   void narrow_reads(int k, std::pair<std::int32_t, std::int32_t> range);
 
-  double elimit = 0.0;             // items costlier than this are left out
-  unsigned threads = 1;            // for recomputing blocks
-  std::size_t kept_rows = 0;       // per threshold
-  UninitVector<float> rows;        // [j][i][r]: row b * B + 1 + i of the loaded block
-  int loaded = -1;                 // the loaded block b
+  double elimit = 0.0;        // items costlier than this are left out
+  unsigned threads = 1;       // for recomputing blocks
+  std::size_t kept_rows = 0;  // per threshold
+  UninitVector<float> rows;   // [j][i][r]: row b * B + 1 + i of the loaded block
+  int loaded = -1;            // the loaded block b
 };
 
 // The least double above b (b itself for +inf and NaN), as std::nextafter(b, inf) but without a
@@ -114,6 +123,13 @@ inline double next_up(double b) {
   double up;
   std::memcpy(&up, &bits, sizeof up);
   return b < inf ? up : b;
+}
+
+// The bound of one interval (Probes::level_bound): the double above the largest energy a partial
+// point may have, the interval's least total energy `best` less the least of the remaining
+// processors (`lower`), with `slack`.
+inline double interval_bound(double best, float lower, double slack) {
+  return next_up((best - static_cast<double>(lower)) + slack);
 }
 
 // Default cap on the bytes of the probe tables, and the most that full (unthinned) tables take.

@@ -116,15 +116,17 @@ TEST(Probes, BoundsReadInPartAreThoseComputedInFull) {
       const auto a = static_cast<std::int32_t>(rng() % s), b = static_cast<std::int32_t>(rng() % (s + 1));
       some.reads.emplace_back(a, rng() % 5 == 0 ? a : std::max(a, b));
     }
-    std::vector<double> a_bound, a_each, b_bound, b_each;
+    std::vector<double> a_bound, b_bound;
+    std::vector<const float*> a_lower, b_lower;
     for (int k = 0; k < in->p; ++k) {
-      all.level_bound(*in, k, 1e-9, a_bound, nullptr, &a_each);
-      some.level_bound(*in, k, 1e-9, b_bound, nullptr, &b_each);
+      all.level_bound(*in, k, 1e-9, a_bound, nullptr, &a_lower);
+      some.level_bound(*in, k, 1e-9, b_bound, nullptr, &b_lower);
       const auto [from, to] = some.reads[static_cast<std::size_t>(k)];
       for (std::size_t j = 0; j < all.count(); ++j)
         for (auto r = static_cast<std::size_t>(from); r < static_cast<std::size_t>(to); ++r) {
-          ASSERT_EQ(std::memcmp(&a_bound[j * s + r], &b_bound[j * s + r], sizeof(double)), 0) << k << " " << j << " " << r;
-          ASSERT_EQ(std::memcmp(&a_each[j * s + r], &b_each[j * s + r], sizeof(double)), 0) << k << " " << j << " " << r;
+          ASSERT_EQ(std::memcmp(&a_bound[j * s + r], &b_bound[j * s + r], sizeof(double)), 0)
+              << k << " " << j << " " << r;
+          ASSERT_EQ(std::memcmp(&a_lower[j][r], &b_lower[j][r], sizeof(float)), 0) << k << " " << j << " " << r;
         }
     }
   }
@@ -198,7 +200,8 @@ TEST(Probes, SuffixRowIsThePassPerSize) {
 }
 
 // The bounds as the sweep reads them: per interval j and remaining workload r, the double above
-// the largest energy (over j and the later intervals for `bound`, interval j alone for `each`).
+// the largest energy (over j and the later intervals for `bound`, interval j alone for
+// interval_bound of the rows it gives).
 TEST(Probes, LevelBoundsAreTheDoubleAboveTheLargestEnergy) {
   std::mt19937_64 rng(77);
   const Profile profile = random_profile(rng, 9, 12, 0.8, Values::fine);
@@ -209,16 +212,18 @@ TEST(Probes, LevelBoundsAreTheDoubleAboveTheLargestEnergy) {
   ASSERT_GT(probes.count(), 3u);
   const std::size_t J = probes.count(), s = in->stride();
   const double slack = 1e-6;
-  std::vector<double> bound, each;
+  std::vector<double> bound;
+  std::vector<const float*> lower;
   for (int k = 0; k < in->p; ++k) {
-    probes.level_bound(*in, k, slack, bound, nullptr, &each);
+    probes.level_bound(*in, k, slack, bound, nullptr, &lower);
     for (std::size_t r = 0; r < s; ++r) {
       double most = -detail::inf;
       for (std::size_t j = J; j-- > 0;) {
         const double here = probes.best[j] - probes.row(*in, std::min(j + 1, J - 1), k + 1)[r];
         most = std::max(most, here);
         ASSERT_EQ(bound[j * s + r], std::nextafter(most + slack, detail::inf)) << k << " " << r << " " << j;
-        ASSERT_EQ(each[j * s + r], std::nextafter(here + slack, detail::inf)) << k << " " << r << " " << j;
+        ASSERT_EQ(detail::interval_bound(probes.best[j], lower[j][r], slack), std::nextafter(here + slack, detail::inf))
+            << k << " " << r << " " << j;
       }
     }
   }

@@ -69,13 +69,14 @@ struct DpStats {
   // Levels whose paths were summarised as the sweep passed them (a byte or so a point), so that
   // they are not swept again.
   std::size_t summarised_levels = 0;
-  double bound_seconds = 0.0;   // time-optimal and energy-optimal solutions, probes
-  double sweep_seconds = 0.0;   // the Pareto sweep and the distributions
+  double bound_seconds = 0.0;  // time-optimal and energy-optimal solutions, probes
+  double sweep_seconds = 0.0;  // the Pareto sweep and the distributions
   // Where the sweep over processors spends sweep_seconds (wall time of the calling thread):
-  double events_seconds = 0.0;   // the sources bucketed by time, every level
-  double targets_seconds = 0.0;  // the threads' sweeps of the targets, every level
-  double collect_seconds = 0.0;  // the points and their parent pointers gathered, every level
-  double recover_seconds = 0.0;  // the walk back to the distributions (segments swept again)
+  double level_bound_seconds = 0.0;  // the probes' bounds of each level (and rows between kept ones)
+  double targets_seconds = 0.0;      // the threads' sweeps of the targets, every level
+  double events_seconds = 0.0;       // of that, the threads' sources bucketed by time (a thread's mean)
+  double collect_seconds = 0.0;      // the points and their parent pointers gathered, every level
+  double recover_seconds = 0.0;      // the walk back to the distributions (segments swept again)
   // The busiest thread's sweep (its CPU time) against the threads' mean, summed over the levels
   // (1: even).
   double imbalance = 1.0;
