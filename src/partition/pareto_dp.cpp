@@ -7,7 +7,9 @@
 #include "instance.hpp"
 #include "pool.hpp"
 #include "probes.hpp"
-#include "simd.hpp"
+#include "summary.hpp"
+#include "sweeper.hpp"
+#include "target_split.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -28,284 +30,28 @@ namespace ctrl::partition {
 
 namespace {
 
-using detail::Buffer;
+using detail::Back;
+using detail::Checkpoint;
 using detail::inf;
 using detail::Instance;
 using detail::Item;
+using detail::Level;
+using detail::none;
+using detail::Packed;
 using detail::Pool;
 using detail::Probes;
+using detail::Record;
+using detail::Summary;
+using detail::Sweeper;
+using detail::SweepInput;
+using detail::TargetSplit;
+using detail::thread_cpu_seconds;
 using Clock = std::chrono::steady_clock;
-
-constexpr std::uint32_t none = UINT32_MAX;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-// The calling thread's CPU time: what its share of a level cost, even where threads outnumber
-// the cores (DpStats::imbalance).
-double thread_cpu_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
 // The class walk's tables (the copy-count rows of every class) are kept within this.
 constexpr std::size_t class_walk_memory_cap = std::size_t{2} << 30;
-
-// The first i in [0, len) with a + b[i] < c[i], or len. Blocks of 8 are tested with vector
-// compares and no branch per element, so the common case (no improvement) costs little; the last
-// block too, whole: b and c must be readable up to 8 entries past len (the sweep's arrays have
-// that much room), and what lies past len is never an answer.
-constexpr std::int32_t block_pad = 8;
-using Vec4 = double __attribute__((vector_size(32)));
-using Mask4 = long long __attribute__((vector_size(32)));
-using Mask2 = long long __attribute__((vector_size(16)));
-
-inline std::int32_t next_improvement(double a, const double* b, const double* c, std::int32_t len) {
-  const Vec4 a4 = {a, a, a, a};
-  for (std::int32_t i = 0; i < len; i += 8) {
-    Vec4 b0, b1, c0, c1;
-    std::memcpy(&b0, b + i, sizeof b0);
-    std::memcpy(&b1, b + i + 4, sizeof b1);
-    std::memcpy(&c0, c + i, sizeof c0);
-    std::memcpy(&c1, c + i + 4, sizeof c1);
-    const Mask4 m = ((a4 + b0) < c0) | ((a4 + b1) < c1);
-    const Mask2 half = Mask2{m[0], m[1]} | Mask2{m[2], m[3]};  // one 128-bit or, then two lanes
-    if (half[0] | half[1]) {
-      for (const std::int32_t last = std::min(i + 8, len); i < last; ++i)
-        if (a + b[i] < c[i]) return i;
-      return len;  // only past len: this was the last block
-    }
-  }
-  return len;
-}
-
-struct Record {
-  std::uint32_t rank;    // time (rank), already raised to the target's least possible final time
-  std::int32_t part;     // size given to this level's processor (normalised)
-  std::uint32_t source;  // index of the previous level's point it extends
-  double energy;
-};
-
-// What a kept point remembers for the walk back: 8 bytes a point.
-struct Back {
-  std::int32_t part;
-  std::uint32_t source;
-};
-
-// The Pareto points of one level, all workloads together (CSR by workload). Two are kept and
-// swapped, so their storage is reused from level to level.
-struct Level {
-  std::vector<std::uint32_t> offset;  // n + 2
-  Buffer<std::uint32_t> rank;
-  Buffer<double> energy;
-  std::size_t size() const { return offset.back(); }
-};
-
-// Everything one level's sweep reads.
-struct SweepInput {
-  const Instance* in = nullptr;
-  const Level* src = nullptr;
-  const std::vector<Item>* items = nullptr;  // usable items of this level's processor, by rank
-  std::vector<std::uint32_t> clip;           // per target: least final time (rank), or none
-  const Probes* probes = nullptr;            // null: no bounds
-  double* bound = nullptr;                   // per (probe, remaining workload): energy to beat
-  const float* const* lower = nullptr;       // per probe: the rows `bound` comes from (interval_bound)
-  const double* best = nullptr;              // per probe: least total energy within its time
-  double slack = 0.0;                        // added to every bound
-  const std::uint32_t* probe_of = nullptr;   // per rank: the probe interval it lies in
-  std::uint32_t last_rank = 0;
-};
-
-// Per-thread state of the sweep, reused across levels.
-struct Sweeper {
-  void run(const SweepInput& s, std::int32_t lo, std::int32_t hi, std::vector<std::vector<Record>>& out);
-  void cap(const SweepInput& s, std::int32_t lo, std::int32_t hi, std::uint32_t rank);
-  void bucket(const Level& src, std::uint32_t ranks, std::int32_t a, std::int32_t b);
-
-  std::vector<double> cv, nv, eact;
-  std::vector<std::uint32_t> cur, pos;
-  std::vector<std::int32_t> active;
-  std::vector<Record> last;  // per target: its latest point, not yet in `out` (rank none: no point)
-  // The sources this thread's targets can reach, bucketed by rank (a stable counting sort, so each
-  // rank lists them in workload order): the sweep's events. Each thread buckets its own, in its
-  // own cache, with no step between threads; neighbouring threads share only the sources within
-  // the largest usable size below their first target.
-  std::vector<std::uint32_t> event_start;  // by rank: where its sources begin
-  detail::UninitVector<std::uint32_t> event_w;
-  detail::UninitVector<double> event_energy;
-  double bucket_seconds = 0.0;  // CPU time of the last bucket()
-  double bound_seconds = 0.0;   // and of the last level's bounds of this thread's targets
-};
-
-// Buckets the points of src's workloads [a, b) by rank (ranks 0 .. ranks - 1) into the events.
-void Sweeper::bucket(const Level& src, std::uint32_t ranks, std::int32_t a, std::int32_t b) {
-  const double t0 = thread_cpu_seconds();
-  const std::size_t first = src.offset[static_cast<std::size_t>(a)], end = src.offset[static_cast<std::size_t>(b)];
-  event_start.assign(static_cast<std::size_t>(ranks) + 2, 0);
-  std::uint32_t* c = event_start.data();
-  for (std::size_t j = first; j < end; ++j) ++c[src.rank[j] + 2];
-  for (std::size_t r = 2; r < event_start.size(); ++r) c[r] += c[r - 1];
-  // c[r + 1]: where rank r's sources begin; advanced as they are placed, it ends where rank
-  // r + 1's begin, so that afterwards c[r] is where rank r's begin.
-  event_w.resize(end - first);
-  event_energy.resize(end - first);
-  for (auto w = static_cast<std::size_t>(a); w < static_cast<std::size_t>(b); ++w)
-    for (std::size_t j = src.offset[w]; j < src.offset[w + 1]; ++j) {
-      const std::uint32_t to = c[src.rank[j] + 1]++;
-      event_w[to] = static_cast<std::uint32_t>(w);
-      event_energy[to] = src.energy[j];
-    }
-  bucket_seconds = thread_cpu_seconds() - t0;
-}
-
-// A target's least energy so far starts at, and is lowered to, the most its points may cost (the
-// probes' bound at its least final time, then at every probe threshold the sweep passes): a
-// candidate above it would be dropped, and so would every later one it hid (they cost more, and
-// the bound only falls with time), so it is never recorded. Targets no point may reach get -inf.
-// At rank 0 every target starts; at a threshold, those whose least final time it has passed.
-void Sweeper::cap(const SweepInput& s, std::int32_t lo, std::int32_t hi, std::uint32_t rank) {
-  const std::int32_t n = s.in->n, top = std::min(hi, n + 1);
-  if (rank == 0) {
-    for (std::int32_t w = lo; w < top; ++w) {
-      const std::uint32_t clip = s.clip[static_cast<std::size_t>(w)];
-      double& v = nv[static_cast<std::size_t>(w)];
-      if (clip == none)
-        v = -inf;
-      else if (s.bound != nullptr)
-        v = s.bound[s.probe_of[clip] * s.in->stride() + static_cast<std::size_t>(n - w)];
-    }
-    return;
-  }
-  const double* b = s.bound + s.probe_of[rank] * s.in->stride() + static_cast<std::size_t>(n);  // b[-w]
-  const std::uint32_t* clip = s.clip.data();
-  double* v = nv.data();
-  for (std::int32_t w = lo; w < top; ++w) {
-    const double least = std::min(v[w], b[-w]);
-    v[w] = clip[w] <= rank ? least : v[w];
-  }
-}
-
-// The sweep of one level for the targets [lo, hi) (compiled for AVX2 beside the baseline, the
-// improvement test inlined in each).
-CTRL_PARTITION_SIMD void Sweeper::run(const SweepInput& s, std::int32_t lo, std::int32_t hi,
-                                      std::vector<std::vector<Record>>& out) {
-  const std::int32_t n = s.in->n;
-  const std::size_t size = static_cast<std::size_t>(n) + 1;
-  const std::vector<Item>& items = *s.items;
-  const std::int32_t reach = detail::largest_size(items);  // the largest usable size
-  // Only the sources [a, h) reach the targets [lo, h): the arrays by workload are set there alone
-  // (next_improvement reads whole blocks past the end, whatever they hold, hence the padding).
-  const auto a = static_cast<std::size_t>(std::max(lo - reach, 0)), h = static_cast<std::size_t>(std::min(hi, n + 1)),
-             l = static_cast<std::size_t>(lo);
-  if (cv.size() != size + block_pad) {
-    cv.assign(size + block_pad, inf);
-    nv.assign(size + block_pad, inf);
-    eact.assign(size + block_pad, inf);
-    cur.assign(size, 0);
-    pos.assign(size, 0);
-    last.assign(size, Record{none, 0, 0, 0.0});
-  }
-  std::fill(cv.begin() + a, cv.begin() + h, inf);
-  std::fill(cur.begin() + a, cur.begin() + h, 0u);
-  std::copy(s.src->offset.begin() + a, s.src->offset.begin() + h, pos.begin() + a);
-  std::fill(nv.begin() + l, nv.begin() + h, inf);
-  std::fill(last.begin() + l, last.begin() + h, Record{none, 0, 0, 0.0});
-  std::fill(eact.begin(), eact.begin() + reach + 1, inf);  // sizes become usable as the sweep goes
-  active.clear();
-  std::int32_t xmax = -1;
-  for (std::int32_t w = lo; w < hi; ++w) {
-    // Fronts grow slowly from level to level: room for a quarter more points than last time,
-    // so that the records are seldom moved to larger storage while the sweep runs.
-    auto& v = out[static_cast<std::size_t>(w)];
-    const std::size_t want = v.size() + v.size() / 4 + 8;
-    v.clear();
-    if (v.capacity() < want) v.reserve(want);
-  }
-
-  // A point of target w is only ever extended to final times before the target's next point (at
-  // later times the next one costs less, by more than the slack): it is dropped when the probes
-  // bound it in the intervals of those times alone. So each point waits in `last` for the next
-  // one (a point of the same time replaces it); `out` is only written, never read, here.
-  const auto superseded = [&](std::int32_t w, const Record& q, std::uint32_t r, double c) {
-    if (s.lower == nullptr || !(q.energy > c + s.slack)) return false;
-    const auto left = static_cast<std::size_t>(n - w);
-    for (std::uint32_t i = s.probe_of[q.rank], to = s.probe_of[r - 1]; i <= to; ++i)
-      if (q.energy < detail::interval_bound(s.best[i], s.lower[i][left], s.slack)) return false;
-    return true;
-  };
-  // Every candidate recorded is below its bound (cap), so it is a point.
-  auto record = [&](std::int32_t w, std::uint32_t rank, double c, std::int32_t x, std::uint32_t j) {
-    const std::uint32_t r = std::max(rank, s.clip[static_cast<std::size_t>(w)]);
-    Record& q = last[static_cast<std::size_t>(w)];
-    if (q.rank != r && q.rank != none && !superseded(w, q, r, c)) out[static_cast<std::size_t>(w)].push_back(q);
-    q = Record{r, x, j, c};
-  };
-
-  if (s.probes != nullptr) {
-    const double t0 = thread_cpu_seconds();
-    s.probes->bounds_of(*s.in, s.lower, s.slack, s.bound, n + 1 - std::min(hi, n + 1), n + 1 - lo);
-    bound_seconds = thread_cpu_seconds() - t0;
-  }
-  cap(s, lo, hi, 0);
-  bucket(*s.src, s.last_rank + 1, static_cast<std::int32_t>(a), static_cast<std::int32_t>(h));
-  std::size_t ai = 0;
-  for (std::uint32_t rank = 0; rank <= s.last_rank; ++rank) {
-    if (s.bound != nullptr && rank > 0 && s.probe_of[rank] != s.probe_of[rank - 1]) cap(s, lo, hi, rank);
-    // Items of this time become usable: combine them with every source's current point.
-    for (; ai < items.size() && items[ai].rank == rank; ++ai) {
-      const std::int32_t x = items[ai].size;
-      const double e = items[ai].energy;
-      eact[static_cast<std::size_t>(x)] = e;
-      active.push_back(x);
-      xmax = std::max(xmax, x);
-      const std::int32_t w0 = std::max(lo - x, 0), w1 = std::min(hi, n + 1) - x;  // sources [w0, w1)
-      for (std::int32_t wp = w0; wp < w1;) {
-        wp += next_improvement(e, &cv[static_cast<std::size_t>(wp)], &nv[static_cast<std::size_t>(wp + x)], w1 - wp);
-        if (wp >= w1) break;
-        const double c = cv[static_cast<std::size_t>(wp)] + e;
-        nv[static_cast<std::size_t>(wp + x)] = c;
-        record(wp + x, rank, c, x, cur[static_cast<std::size_t>(wp)]);
-        ++wp;
-      }
-    }
-    // Sources whose front improves at this time (those within reach of these targets, in
-    // workload order): combine with every usable item.
-    std::uint32_t i = event_start[rank];
-    const std::uint32_t end = event_start[rank + 1];
-    for (; i < end; ++i) {
-      const std::int32_t wp = static_cast<std::int32_t>(event_w[i]);
-      const std::uint32_t j = pos[static_cast<std::size_t>(wp)]++;
-      const double e = event_energy[i];
-      cv[static_cast<std::size_t>(wp)] = e;
-      cur[static_cast<std::size_t>(wp)] = j;
-      const std::int32_t x0 = std::max(lo - wp, 0), x1 = std::min({hi - wp, xmax + 1, n + 1 - wp});  // [x0, x1)
-      if (x1 <= x0) continue;
-      if (active.size() * 4 < static_cast<std::size_t>(x1 - x0)) {  // few usable sizes: visit them
-        for (const std::int32_t x : active) {
-          if (x < x0 || x >= x1) continue;
-          const double c = e + eact[static_cast<std::size_t>(x)];
-          if (c < nv[static_cast<std::size_t>(wp + x)]) {
-            nv[static_cast<std::size_t>(wp + x)] = c;
-            record(wp + x, rank, c, x, j);
-          }
-        }
-        continue;
-      }
-      for (std::int32_t x = x0; x < x1;) {
-        x += next_improvement(e, &eact[static_cast<std::size_t>(x)], &nv[static_cast<std::size_t>(wp + x)], x1 - x);
-        if (x >= x1) break;
-        const double c = e + eact[static_cast<std::size_t>(x)];
-        nv[static_cast<std::size_t>(wp + x)] = c;
-        record(wp + x, rank, c, x, j);
-        ++x;
-      }
-    }
-  }
-  for (std::int32_t w = lo; w < std::min(hi, n + 1); ++w) {
-    const Record& q = last[static_cast<std::size_t>(w)];
-    if (q.rank != none) out[static_cast<std::size_t>(w)].push_back(q);
-  }
-}
 
 // An instance whose sweep is worth threads and more probes: items times workload units past 2^22.
 bool large(const Instance& in) {
@@ -333,81 +79,6 @@ int probe_count(const DpOptions& opt, const Instance& in) {
 std::pair<std::int32_t, std::int32_t> remaining(const Instance& in, std::int32_t wlo, std::int32_t whi) {
   return whi < wlo ? std::pair{0, 0} : std::pair{in.n - whi, in.n - wlo + 1};
 }
-
-// Splits each level's targets between threads by their estimated work, corrected by what the
-// threads' sweeps of the levels before cost. The estimate: the source points within reach of each
-// target (at most the largest usable size below it), each a pass over the sizes, and the
-// candidates it records, about as many as the points the target kept at the level before (the
-// records still held), each weighted as half a pass. With the sources alone, the thread of the
-// low targets (whose fronts are the long ones) recorded 4 to 8 times the other's candidates on the
-// p = 32, m = 2000 instance: the busiest of two threads took 1.5 times the mean; with the records,
-// 1.1 to 1.35. What the estimate misses (the cost of a pass depends on where the sweep stops it, a
-// record's on the probes it is checked against, the caches on the thread's range) changes slowly
-// from level to level, so each thread's CPU time scales the estimate of its targets for the next
-// levels (a square root of the ratio, at most a factor of 2 a level, so that noise does not make
-// it swing). A finer static price (each slice's events, passes, records and items fitted to the
-// threads' CPU times) evened 2 to 4 threads a little but was 4 % slower on 16 cores
-// (bench/results/partition-processors.md, session 16). The split does not change the front: a
-// target's points depend only on the sources within reach, whichever thread sweeps it.
-class TargetSplit {
- public:
-  explicit TargetSplit(std::size_t targets) : scale_(targets, 1.0) {}
-
-  // The cuts of [wlo, whi] between at most `threads` threads: thread t sweeps [cut[t], cut[t + 1]).
-  std::vector<std::int32_t> cut(const Level& src, const std::vector<Item>& items,
-                                const std::vector<std::vector<Record>>& before, std::int32_t wlo, std::int32_t whi,
-                                unsigned threads) {
-    const unsigned T = whi < wlo ? 1 : std::min<unsigned>(threads, static_cast<unsigned>(whi - wlo + 1));
-    std::vector<std::int32_t> cut(T + 1, wlo);
-    cut[T] = whi + 1;
-    work_.clear();
-    if (T == 1) return cut;
-    wlo_ = wlo;
-    const std::int32_t reach = detail::largest_size(items);
-    const double per_record = std::max(1.0, reach / 2.0);
-    work_.assign(static_cast<std::size_t>(whi - wlo) + 2, 0.0);  // cumulative
-    for (std::int32_t w = wlo; w <= whi; ++w) {
-      const auto below = src.offset[static_cast<std::size_t>(w) + 1],
-                 from = src.offset[static_cast<std::size_t>(std::max(0, w - reach))];
-      const auto records = static_cast<double>(before[static_cast<std::size_t>(w)].size());
-      const double estimate = static_cast<double>(below - from) + per_record * records + 1.0;
-      work_[static_cast<std::size_t>(w - wlo) + 1] =
-          work_[static_cast<std::size_t>(w - wlo)] + estimate * scale_[static_cast<std::size_t>(w)];
-    }
-    unsigned t = 1;
-    for (std::int32_t w = wlo; w <= whi && t < T; ++w)
-      if (work_[static_cast<std::size_t>(w - wlo) + 1] >= work_.back() * t / T) cut[t++] = w + 1;
-    for (; t < T; ++t) cut[t] = whi + 1;
-    return cut;
-  }
-
-  // What the threads' sweeps of the last cut cost (CPU seconds, by thread).
-  void learn(const std::vector<std::int32_t>& cut, const std::vector<double>& seconds) {
-    if (work_.empty()) return;
-    const auto predicted = [&](std::size_t t) {
-      return work_[static_cast<std::size_t>(cut[t + 1] - wlo_)] - work_[static_cast<std::size_t>(cut[t] - wlo_)];
-    };
-    double spent = 0.0;
-    for (const double x : seconds) spent += x;
-    const double estimated = work_.back();
-    if (!(spent > 0.0) || !(estimated > 0.0)) return;
-    std::vector<double> factor(seconds.size(), 1.0);
-    double mean = 0.0;  // of the factors, weighted by the estimate: brought back to 1
-    for (std::size_t t = 0; t < seconds.size(); ++t) {
-      if (predicted(t) > 0.0 && seconds[t] > 0.0)
-        factor[t] = std::clamp(std::sqrt((seconds[t] / spent) / (predicted(t) / estimated)), 0.5, 2.0);
-      mean += factor[t] * predicted(t) / estimated;
-    }
-    for (std::size_t t = 0; t < seconds.size(); ++t)
-      for (auto w = static_cast<std::size_t>(cut[t]); w < static_cast<std::size_t>(cut[t + 1]); ++w)
-        scale_[w] = std::clamp(scale_[w] * factor[t] / mean, 1.0 / 64, 64.0);
-  }
-
- private:
-  std::vector<double> scale_;  // per target: what its work cost against its estimate (relative)
-  std::vector<double> work_;   // the last cut's estimates, cumulative from wlo_ (empty: one thread)
-  std::int32_t wlo_ = 0;
-};
 
 // The records of targets [lo, hi) into the next level, at their offsets, and their parent pointers.
 void collect(const std::vector<std::vector<Record>>& out, std::int32_t lo, std::int32_t hi, Level& next, Back* back) {
@@ -508,111 +179,6 @@ bool bounds(const Profile& profile, Size workload, const Instance& in, const DpO
   }
   return true;
 }
-
-// Unsigned values of 1, 2 or 4 bytes each, the fewest that hold the largest: a summary's parts
-// and places. Not rounded up to huge pages: tens are held at once.
-class Packed {
- public:
-  Packed() = default;
-  Packed(std::size_t count, std::uint32_t most)
-      : width_(width_for(most)),
-        data_(static_cast<std::uint8_t*>(detail::big_alloc(count * width_, false)),
-              detail::FreeBlock<std::uint8_t>{count * width_, false}),
-        count_(count) {}
-  static std::size_t bytes_for(std::size_t count, std::uint32_t most) { return count * width_for(most); }
-  std::size_t bytes() const { return count_ * width_; }
-  static unsigned width_for(std::uint32_t most) { return most < 256 ? 1 : most < 65536 ? 2 : 4; }
-  void set(std::size_t i, std::uint32_t v) {
-    std::uint8_t* at = data_.get() + i * width_;
-    if (width_ == 1) {
-      *at = static_cast<std::uint8_t>(v);
-    } else if (width_ == 2) {
-      const auto h = static_cast<std::uint16_t>(v);
-      std::memcpy(at, &h, sizeof h);
-    } else {
-      std::memcpy(at, &v, sizeof v);
-    }
-  }
-  std::uint32_t get(std::size_t i) const {
-    const std::uint8_t* at = data_.get() + i * width_;
-    if (width_ == 1) return *at;
-    if (width_ == 2) {
-      std::uint16_t h = 0;
-      std::memcpy(&h, at, sizeof h);
-      return h;
-    }
-    std::uint32_t v = 0;
-    std::memcpy(&v, at, sizeof v);
-    return v;
-  }
-
- private:
-  unsigned width_ = 1;
-  std::unique_ptr<std::uint8_t, detail::FreeBlock<std::uint8_t>> data_;
-  std::size_t count_ = 0;
-};
-
-// A finished segment's paths, kept in place of sweeping it again: for every point of its last
-// level, the part each of its levels gave (a byte each where sizes stay below 256) and its
-// ancestor at the level before them, by its place in its workload's front (two bytes where fronts
-// stay below 65,536 points; the workload is the point's less the parts). About a byte a point of
-// the segment, against eight for the parent pointers; the walk back reads one row a front point.
-struct Summary {
-  int first = 0, last = -1;  // the levels summarised
-  std::size_t points = 0;    // of level `last`
-  Packed parts;              // [level - first][point]: written a level at a time
-  Packed place;              // [point]
-
-  std::size_t levels() const { return static_cast<std::size_t>(last - first + 1); }
-  std::size_t bytes() const { return parts.bytes() + place.bytes(); }
-  std::int32_t part(std::size_t point, int k) const {
-    return static_cast<std::int32_t>(parts.get(static_cast<std::size_t>(k - first) * points + point));
-  }
-};
-
-// A level's points, kept so that the levels after it can be swept again: 12 bytes a point and
-// its offsets, against 8 bytes a point for every level's parent pointers. Once the segment after
-// it is summarised, its points are dropped (only the offsets stay, for the walk back); the summary
-// of the segment before it, if any, is kept with it (its rows are this level's points).
-struct Checkpoint {
-  int level = -1;  // the last processor merged; -1: the start (one point, of workload 0)
-  std::vector<std::uint32_t> offset;
-  detail::UninitVector<std::uint32_t> rank;
-  detail::UninitVector<double> energy;
-
-  // Copied by the pool's threads (tens of MiB at p = 1000, and fresh pages to fault in).
-  Checkpoint(const Level& from, int k, Pool& pool)
-      : level(k), offset(from.offset), rank(from.size()), energy(from.size()) {
-    copy(pool, from.rank.data(), from.energy.data(), rank.data(), energy.data());
-  }
-  // What a checkpoint of `from` holds, its summary aside.
-  static std::size_t bytes_for(const Level& from) {
-    return from.offset.size() * sizeof(std::uint32_t) + from.size() * (sizeof(std::uint32_t) + sizeof(double));
-  }
-  std::size_t bytes() const {
-    return offset.size() * sizeof(std::uint32_t) + point_bytes() + (summary ? summary->bytes() : 0);
-  }
-  std::size_t point_bytes() const { return rank.size() * (sizeof(std::uint32_t) + sizeof(double)); }
-  void drop_points() {  // and their storage (assigning {} would keep it)
-    decltype(rank)().swap(rank);
-    decltype(energy)().swap(energy);
-  }
-  std::optional<Summary> summary;  // of the segment that ends at this level
-  void restore(Level& to, Pool& pool) const {
-    to.offset = offset;
-    to.rank.reserve_discard(rank.size());
-    to.energy.reserve_discard(rank.size());
-    copy(pool, rank.data(), energy.data(), to.rank.data(), to.energy.data());
-  }
-
- private:
-  void copy(Pool& pool, const std::uint32_t* r, const double* e, std::uint32_t* r_to, double* e_to) const {
-    pool.slices(pool.size(), rank.size(), [&](std::size_t lo, std::size_t hi) {
-      std::copy(r + lo, r + hi, r_to + lo);
-      std::copy(e + lo, e + hi, e_to + lo);
-    });
-  }
-};
 
 // The storage of the sweep, kept from level to level: the sources and the next level's points
 // (swapped), their events, the records of every target, the threads' sweepers, and what gives the
