@@ -159,7 +159,8 @@ void Probes::level_bound(const Instance& in, int k, double slack, std::vector<do
   std::vector<const float*>& lower = lower_rows_out != nullptr ? *lower_rows_out : own;
   lower_rows(in, k, lower);
   bound.resize(in.stride() * count());
-  const auto [from, to] = read_range(in, k + 1);
+  const std::pair<std::int32_t, std::int32_t> range = read_range(in, k + 1);  // captured below: no binding
+  const std::int32_t from = range.first, to = range.second;
   const auto len = static_cast<std::size_t>(std::max(to - from, 0));
   if (pool == nullptr || len * count() < (std::size_t{1} << 16))
     bounds_of(in, lower.data(), slack, bound.data(), from, to);

@@ -87,23 +87,6 @@ void Sweeper::cap(const SweepInput& s, std::int32_t lo, std::int32_t hi, std::ui
   }
 }
 
-void Sweeper::run(const SweepInput& s, std::int32_t lo, std::int32_t hi, std::vector<std::vector<Record>>& out) {
-  const std::int32_t n = s.in->n, reach = largest_size(*s.items);
-  prepare(s, lo, hi, out);
-  if (s.probes != nullptr) {
-    const double t0 = thread_cpu_seconds();
-    s.probes->bounds_of(*s.in, s.lower, s.slack, s.bound, n + 1 - std::min(hi, n + 1), n + 1 - lo);
-    bound_seconds = thread_cpu_seconds() - t0;
-  }
-  cap(s, lo, hi, 0);
-  bucket(*s.src, s.last_rank + 1, std::max(lo - reach, 0), std::min(hi, n + 1));
-  sweep(s, lo, hi, out);
-  for (std::int32_t w = lo; w < std::min(hi, n + 1); ++w) {
-    const Record& q = last[static_cast<std::size_t>(w)];
-    if (q.rank != none) out[static_cast<std::size_t>(w)].push_back(q);
-  }
-}
-
 // Only the sources [a, h) reach the targets [lo, h): the arrays by workload are set there alone
 // (next_improvement reads whole blocks past the end, whatever they hold, hence the padding).
 void Sweeper::prepare(const SweepInput& s, std::int32_t lo, std::int32_t hi, std::vector<std::vector<Record>>& out) {
@@ -203,6 +186,23 @@ CTRL_PARTITION_SIMD void Sweeper::sweep(const SweepInput& s, std::int32_t lo, st
         if (x < x1) improve(rank, wp, x, e + eact[static_cast<std::size_t>(x)], j);
       }
     }
+  }
+}
+
+void Sweeper::run(const SweepInput& s, std::int32_t lo, std::int32_t hi, std::vector<std::vector<Record>>& out) {
+  const std::int32_t n = s.in->n, reach = largest_size(*s.items);
+  prepare(s, lo, hi, out);
+  if (s.probes != nullptr) {
+    const double t0 = thread_cpu_seconds();
+    s.probes->bounds_of(*s.in, s.lower, s.slack, s.bound, n + 1 - std::min(hi, n + 1), n + 1 - lo);
+    bound_seconds = thread_cpu_seconds() - t0;
+  }
+  cap(s, lo, hi, 0);
+  bucket(*s.src, s.last_rank + 1, std::max(lo - reach, 0), std::min(hi, n + 1));
+  sweep(s, lo, hi, out);
+  for (std::int32_t w = lo; w < std::min(hi, n + 1); ++w) {
+    const Record& q = last[static_cast<std::size_t>(w)];
+    if (q.rank != none) out[static_cast<std::size_t>(w)].push_back(q);
   }
 }
 
