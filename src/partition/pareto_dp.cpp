@@ -342,22 +342,32 @@ std::size_t Sweep::level(int k, bool forward, std::int32_t lo, std::int32_t hi) 
   const std::size_t count = next_offsets(st_, wlo, whi);
   Back* back = forward ? pointers(k, count) : st_.segment.take(count);
   st_.back[static_cast<std::size_t>(k)] = back;
-  if (whi >= wlo) pool_.run(T, [&](unsigned t) { collect(st_.out, cut[t], cut[t + 1], st_.next, back); });
   // Records' storage is given back where it is more than twice what the target's front needs
   // now: each target's storage would otherwise stay as large as its largest front so far (and
-  // targets the level no longer keeps hold theirs), about ten times a level at p = 1000.
-  pool_.slices(pool_.size(), st_.out.size(), [&, first = wlo, last = whi](std::size_t from, std::size_t to) {
+  // targets the level no longer keeps hold theirs), about ten times a level at p = 1000. Each
+  // thread fits its own targets' (allocated on it, mostly: back to its own malloc arena), then
+  // the targets the level does not keep are emptied here.
+  const auto fit = [&](std::size_t from, std::size_t to, bool kept) {
     for (std::size_t w = from; w < to; ++w) {
       std::vector<Record>& v = st_.out[w];
-      const bool kept = static_cast<std::int32_t>(w) >= first && static_cast<std::int32_t>(w) <= last;
       const std::size_t need = kept ? v.size() : 0;
       if (v.capacity() > 2 * need + 16) {
-        std::vector<Record> fit;
-        if (need > 0) fit.reserve(need + need / 4 + 8);
-        v.swap(fit);
+        std::vector<Record> fitted;
+        if (need > 0) fitted.reserve(need + need / 4 + 8);
+        v.swap(fitted);
       }
     }
-  });
+  };
+  if (whi >= wlo) {
+    pool_.run(T, [&](unsigned t) {
+      collect(st_.out, cut[t], cut[t + 1], st_.next, back);
+      fit(static_cast<std::size_t>(cut[t]), static_cast<std::size_t>(cut[t + 1]), true);
+    });
+    fit(0, static_cast<std::size_t>(wlo), false);
+    fit(static_cast<std::size_t>(whi) + 1, st_.out.size(), false);
+  } else {
+    fit(0, st_.out.size(), false);
+  }
   peak_ = std::max(peak_, held());
   std::swap(st_.src, st_.next);
   if (forward) phases_.collect += seconds_since(t0);
