@@ -41,10 +41,10 @@ using detail::Packed;
 using detail::Pool;
 using detail::Probes;
 using detail::Record;
+using detail::split_targets;
 using detail::Summary;
 using detail::Sweeper;
 using detail::SweepInput;
-using detail::TargetSplit;
 using detail::thread_cpu_seconds;
 using Clock = std::chrono::steady_clock;
 
@@ -237,7 +237,7 @@ std::size_t next_offsets(SweepState& st, std::int32_t wlo, std::int32_t whi) {
 class Sweep {
  public:
   Sweep(const Instance& in, Bounds& b, Pool& pool, std::size_t limit)
-      : in_(in), b_(b), pool_(pool), st_(in, pool.size()), limit_(limit), slack_(1e-9 * b.eps), split_(in.stride()) {
+      : in_(in), b_(b), pool_(pool), st_(in, pool.size()), limit_(limit), slack_(1e-9 * b.eps) {
     si_.in = &in;
     si_.last_rank = b.rmax;
   }
@@ -292,7 +292,6 @@ class Sweep {
   std::size_t checkpoints_ = 0;  // made by the forward sweep
   Phases phases_;
   std::vector<double> thread_seconds_;
-  TargetSplit split_;
 };
 
 // Merges processor k: st.src (level k - 1) into level k, which becomes st.src; its parent
@@ -316,7 +315,7 @@ std::size_t Sweep::level(int k, bool forward, std::int32_t lo, std::int32_t hi) 
   }
   si_.src = &st_.src;
   si_.items = &b_.usable[static_cast<std::size_t>(k)];
-  const std::vector<std::int32_t> cut = split_.cut(st_.src, *si_.items, st_.out, wlo, whi, pool_.size());
+  const std::vector<std::int32_t> cut = split_targets(st_.src, *si_.items, st_.out, wlo, whi, pool_.size());
   const auto T = static_cast<unsigned>(cut.size() - 1);
   auto t0 = Clock::now();
   thread_seconds_.assign(T, 0.0);
@@ -326,7 +325,6 @@ std::size_t Sweep::level(int k, bool forward, std::int32_t lo, std::int32_t hi) 
       st_.sweepers[t].run(si_, cut[t], cut[t + 1], st_.out);
       thread_seconds_[t] = thread_cpu_seconds() - start;
     });
-  split_.learn(cut, thread_seconds_);
   if (forward) {
     phases_.targets += seconds_since(t0);
     phases_.busiest += *std::max_element(thread_seconds_.begin(), thread_seconds_.end());
@@ -579,7 +577,7 @@ std::size_t Sweep::working() const {
   const std::size_t points = st_.src.size() + st_.next.size();
   // The threads' events hold the sources about once between them (neighbours share those within
   // the largest size below a thread's first target): counted as once, so that what the limit
-  // decides does not depend on how the targets were split (TargetSplit learns from timings).
+  // decides does not depend on how the targets were split.
   const std::size_t events = st_.src.size() * (sizeof(std::uint32_t) + sizeof(double));
   return points * (sizeof(std::uint32_t) + sizeof(double)) + events + records * sizeof(Record) +
          2 * st_.src.offset.size() * sizeof(std::uint32_t) + (bound_.size() + b_.tau.size()) * sizeof(double) +
