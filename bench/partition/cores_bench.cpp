@@ -162,9 +162,8 @@ int peak(const std::string& name, unsigned threads) {
     std::printf(
         "{\"goal\": \"%s\", \"p\": %zu, \"n\": %lld, \"classes\": %zu, \"threads\": %u, \"seconds\": %.4f, "
         "\"front\": %zu, \"thresholds\": %zu, \"bound_seconds\": %.4f, \"sweep_seconds\": %.4f, "
-        "\"level_bound_seconds\": %.4f, \"events_seconds\": %.4f, \"targets_seconds\": %.4f, \"collect_seconds\": "
-        "%.4f, "
-        "\"recover_seconds\": %.4f, \"imbalance\": %.3f, \"states\": %zu, "
+        "\"level_bound_seconds\": %.4f, \"events_seconds\": %.4f, \"targets_seconds\": %.4f, "
+        "\"collect_seconds\": %.4f, \"recover_seconds\": %.4f, \"imbalance\": %.3f, \"states\": %zu, "
         "\"table_mib\": %.1f, \"recomputed_levels\": %zu, \"summarised_levels\": %zu, \"peak_rss_mib\": %.1f, "
         "\"rss_before_mib\": %.1f}\n",
         goal.name, c.profile.size(), static_cast<long long>(c.n), processor_classes(c.profile).count(), out.threads,

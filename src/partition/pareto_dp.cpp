@@ -15,10 +15,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <ctime>
 #include <optional>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -181,7 +178,7 @@ bool bounds(const Profile& profile, Size workload, const Instance& in, const DpO
 }
 
 // The storage of the sweep, kept from level to level: the sources and the next level's points
-// (swapped), their events, the records of every target, the threads' sweepers, and what gives the
+// (swapped), the records of every target, the threads' sweepers, and what gives the
 // distributions back. While the memory limit allows, every level's parent pointers are kept (in
 // `arena`). Past it, levels `kept` .. p - 1 are cut into segments, each starting after a
 // checkpoint (the points of the level before it), and only the current segment's pointers are
@@ -240,6 +237,13 @@ class Sweep {
       : in_(in), b_(b), pool_(pool), st_(in, pool.size()), limit_(limit), slack_(1e-9 * b.eps) {
     si_.in = &in;
     si_.last_rank = b.rmax;
+    if (b.probes.count() > 0) {
+      bound_.resize(in.stride() * b.probes.count());  // each thread computes its targets' bounds
+      si_.probes = &b.probes;
+      si_.bound = bound_.data();
+      si_.slack = slack_;
+      si_.probe_of = b.probes.probe_of.data();
+    }
   }
 
   // Every level; the points kept.
@@ -301,16 +305,10 @@ std::size_t Sweep::level(int k, bool forward, std::int32_t lo, std::int32_t hi) 
   auto [wlo, whi] = clip_targets(in_, b_, k, si_.clip);
   wlo = std::max(wlo, lo);
   whi = std::min(whi, hi);
-  if (b_.probes.count() > 0) {
+  if (si_.probes != nullptr) {
     const auto t0 = Clock::now();
-    b_.probes.lower_rows(in_, k, lower_);  // each thread computes the bounds of its targets
-    bound_.resize(in_.stride() * b_.probes.count());
-    si_.probes = &b_.probes;
-    si_.bound = bound_.data();
+    b_.probes.lower_rows(in_, k, lower_);
     si_.lower = lower_.data();
-    si_.best = b_.probes.best.data();
-    si_.slack = slack_;
-    si_.probe_of = b_.probes.probe_of.data();
     if (forward) phases_.bounds += seconds_since(t0);
   }
   si_.src = &st_.src;

@@ -1,7 +1,6 @@
 #include "probes.hpp"
 
 #include "dp_kernels.hpp"
-#include "pool.hpp"
 #include "simd.hpp"
 
 #include <algorithm>
@@ -151,24 +150,6 @@ void Probes::bounds_of(const Instance& in, const float* const* lower, double sla
   std::vector<double> most(len, -inf);
   for (std::size_t j = count(); j-- > 0;)
     bound_row(lower[j] + lo, best[j], slack, most.data(), &bound[j * s + lo], len);
-}
-
-void Probes::level_bound(const Instance& in, int k, double slack, std::vector<double>& bound, Pool* pool,
-                         std::vector<const float*>* lower_rows_out) {
-  std::vector<const float*> own;
-  std::vector<const float*>& lower = lower_rows_out != nullptr ? *lower_rows_out : own;
-  lower_rows(in, k, lower);
-  bound.resize(in.stride() * count());
-  const std::pair<std::int32_t, std::int32_t> range = read_range(in, k + 1);  // captured below: no binding
-  const std::int32_t from = range.first, to = range.second;
-  const auto len = static_cast<std::size_t>(std::max(to - from, 0));
-  if (pool == nullptr || len * count() < (std::size_t{1} << 16))
-    bounds_of(in, lower.data(), slack, bound.data(), from, to);
-  else
-    pool->slices(pool->size(), len, [&](std::size_t lo, std::size_t hi) {
-      bounds_of(in, lower.data(), slack, bound.data(), from + static_cast<std::int32_t>(lo),
-                from + static_cast<std::int32_t>(hi));
-    });
 }
 
 // Thresholds: a few spread evenly over the ranks between the time-optimal and energy-optimal

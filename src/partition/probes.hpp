@@ -14,8 +14,6 @@
 
 namespace ctrl::partition::detail {
 
-class Pool;
-
 // The cores this process may run on (its CPU affinity, as a batch system sets it), at least 1.
 unsigned usable_cores() noexcept;
 
@@ -68,20 +66,17 @@ struct Probes {
   std::size_t count() const { return rank.size(); }
   std::size_t bytes() const { return (kept.size() + rows.size()) * sizeof(float); }
 
-  // bound[j * (n + 1) + r]: the least energy a partial point at level k (processors 0..k) with
-  // remaining workload r and final time in probe interval j or later must stay below (the double
-  // above the largest it may have, so that a sweep's strict comparisons keep a point equal to
-  // it). Calls come with increasing k. With `lower`, also the rows these come from, lower[j] =
-  // row(in, min(j + 1, J - 1), k + 1) (valid until the next call): interval_bound(best[j],
-  // lower[j][r], slack) is the same bound for a final time in interval j itself (bound is its
-  // maximum over j and the later intervals), computed where it is read rather than stored (the
-  // sweep reads it for a few of its records; storing it took as long as `bound`). With a pool,
-  // the workloads are split between its threads (the same bounds).
-  void level_bound(const Instance& in, int k, double slack, std::vector<double>& bound, Pool* pool = nullptr,
-                   std::vector<const float*>* lower = nullptr);
-  // The two steps of level_bound, for a sweep that computes the bounds of each thread's targets on
-  // that thread: the rows (recomputing a block where needed), then the bounds of the remaining
-  // workloads [from, to) (within what `reads` allows) into `bound`, of J * (n + 1) entries.
+  // The bounds of level k (processors 0..k), in two steps, so that each thread of the sweep
+  // computes those of its own targets. lower_rows: lower[j] = row(in, min(j + 1, J - 1), k + 1)
+  // for every probe j, recomputing a block of rows where needed (valid until the next call; calls
+  // come with increasing k). bounds_of, for the remaining workloads r in [from, to) (within what
+  // `reads` allows): bound[j * (n + 1) + r], the least energy a partial point with remaining
+  // workload r and final time in probe interval j or later must stay below (the double above the
+  // largest it may have, so that a sweep's strict comparisons keep a point equal to it).
+  // interval_bound(best[j], lower[j][r], slack) is the same bound for a final time in interval j
+  // itself (bound is its maximum over j and the later intervals), computed where it is read
+  // rather than stored (the sweep reads it for a few of its records; storing it took as long as
+  // `bound`).
   void lower_rows(const Instance& in, int k, std::vector<const float*>& lower);
   void bounds_of(const Instance& in, const float* const* lower, double slack, double* bound, std::int32_t from,
                  std::int32_t to) const;
@@ -91,7 +86,7 @@ struct Probes {
   const float* row(const Instance& in, std::size_t j, int k);
 
   // The remaining workloads [first, second) at which the sweep of each level k reads its bounds
-  // (those of its targets), k = 0..p - 1: level_bound computes no others, and the rows between
+  // (those of its targets), k = 0..p - 1: bounds_of is asked for no others, and the rows between
   // kept ones only what those need. Empty: every workload.
   std::vector<std::pair<std::int32_t, std::int32_t>> reads;
 
@@ -125,7 +120,7 @@ inline double next_up(double b) {
   return b < inf ? up : b;
 }
 
-// The bound of one interval (Probes::level_bound): the double above the largest energy a partial
+// The bound of one interval (Probes::bounds_of): the double above the largest energy a partial
 // point may have, the interval's least total energy `best` less the least of the remaining
 // processors (`lower`), with `slack`.
 inline double interval_bound(double best, float lower, double slack) {

@@ -73,7 +73,7 @@ void Sweeper::cap(const SweepInput& s, std::int32_t lo, std::int32_t hi, std::ui
       double& v = nv[static_cast<std::size_t>(w)];
       if (clip == none)
         v = -inf;
-      else if (s.bound != nullptr)
+      else if (s.probes != nullptr)
         v = s.bound[s.probe_of[clip] * s.in->stride() + static_cast<std::size_t>(n - w)];
     }
     return;
@@ -89,11 +89,10 @@ void Sweeper::cap(const SweepInput& s, std::int32_t lo, std::int32_t hi, std::ui
 
 // Only the sources [a, h) reach the targets [lo, h): the arrays by workload are set there alone
 // (next_improvement reads whole blocks past the end, whatever they hold, hence the padding).
-void Sweeper::prepare(const SweepInput& s, std::int32_t lo, std::int32_t hi, std::vector<std::vector<Record>>& out) {
-  const std::int32_t n = s.in->n, reach = largest_size(*s.items);
-  const std::size_t size = static_cast<std::size_t>(n) + 1;
-  const auto a = static_cast<std::size_t>(std::max(lo - reach, 0)), h = static_cast<std::size_t>(std::min(hi, n + 1)),
-             l = static_cast<std::size_t>(lo);
+void Sweeper::prepare(const SweepInput& s, std::size_t a, std::size_t lo, std::size_t h,
+                      std::vector<std::vector<Record>>& out) {
+  const std::size_t size = static_cast<std::size_t>(s.in->n) + 1;
+  const auto reach = static_cast<std::size_t>(largest_size(*s.items));
   if (cv.size() != size + block_pad) {
     cv.assign(size + block_pad, inf);
     nv.assign(size + block_pad, inf);
@@ -105,11 +104,11 @@ void Sweeper::prepare(const SweepInput& s, std::int32_t lo, std::int32_t hi, std
   std::fill(cv.begin() + a, cv.begin() + h, inf);
   std::fill(cur.begin() + a, cur.begin() + h, 0u);
   std::copy(s.src->offset.begin() + a, s.src->offset.begin() + h, pos.begin() + a);
-  std::fill(nv.begin() + l, nv.begin() + h, inf);
-  std::fill(last.begin() + l, last.begin() + h, Record{none, 0, 0, 0.0});
+  std::fill(nv.begin() + lo, nv.begin() + h, inf);
+  std::fill(last.begin() + lo, last.begin() + h, Record{none, 0, 0, 0.0});
   std::fill(eact.begin(), eact.begin() + reach + 1, inf);  // sizes become usable as the sweep goes
   active.clear();
-  for (auto w = l; w < h; ++w) {
+  for (auto w = lo; w < h; ++w) {
     // Fronts grow slowly from level to level: room for a quarter more points than last time,
     // so that the records are seldom moved to larger storage while the sweep runs.
     auto& v = out[w];
@@ -129,10 +128,10 @@ CTRL_PARTITION_SIMD void Sweeper::sweep(const SweepInput& s, std::int32_t lo, st
   // bound it in the intervals of those times alone. So each point waits in `last` for the next
   // one (a point of the same time replaces it); `out` is only written, never read, here.
   const auto superseded = [&](std::int32_t w, const Record& q, std::uint32_t r, double c) {
-    if (s.lower == nullptr || !(q.energy > c + s.slack)) return false;
+    if (s.probes == nullptr || !(q.energy > c + s.slack)) return false;
     const auto left = static_cast<std::size_t>(n - w);
     for (std::uint32_t i = s.probe_of[q.rank], to = s.probe_of[r - 1]; i <= to; ++i)
-      if (q.energy < interval_bound(s.best[i], s.lower[i][left], s.slack)) return false;
+      if (q.energy < interval_bound(s.probes->best[i], s.lower[i][left], s.slack)) return false;
     return true;
   };
   // Every candidate recorded is below its bound (cap), so it is a point.
@@ -151,7 +150,7 @@ CTRL_PARTITION_SIMD void Sweeper::sweep(const SweepInput& s, std::int32_t lo, st
   std::int32_t xmax = -1;
   std::size_t ai = 0;
   for (std::uint32_t rank = 0; rank <= s.last_rank; ++rank) {
-    if (s.bound != nullptr && rank > 0 && s.probe_of[rank] != s.probe_of[rank - 1]) cap(s, lo, hi, rank);
+    if (s.probes != nullptr && rank > 0 && s.probe_of[rank] != s.probe_of[rank - 1]) cap(s, lo, hi, rank);
     // Items of this time become usable: combine them with every source's current point.
     for (; ai < items.size() && items[ai].rank == rank; ++ai) {
       const std::int32_t x = items[ai].size;
@@ -190,17 +189,18 @@ CTRL_PARTITION_SIMD void Sweeper::sweep(const SweepInput& s, std::int32_t lo, st
 }
 
 void Sweeper::run(const SweepInput& s, std::int32_t lo, std::int32_t hi, std::vector<std::vector<Record>>& out) {
-  const std::int32_t n = s.in->n, reach = largest_size(*s.items);
-  prepare(s, lo, hi, out);
+  const std::int32_t n = s.in->n, h = std::min(hi, n + 1);
+  const std::int32_t a = std::max(lo - largest_size(*s.items), 0);  // the sources within reach
+  prepare(s, static_cast<std::size_t>(a), static_cast<std::size_t>(lo), static_cast<std::size_t>(h), out);
   if (s.probes != nullptr) {
     const double t0 = thread_cpu_seconds();
-    s.probes->bounds_of(*s.in, s.lower, s.slack, s.bound, n + 1 - std::min(hi, n + 1), n + 1 - lo);
+    s.probes->bounds_of(*s.in, s.lower, s.slack, s.bound, n + 1 - h, n + 1 - lo);
     bound_seconds = thread_cpu_seconds() - t0;
   }
-  cap(s, lo, hi, 0);
-  bucket(*s.src, s.last_rank + 1, std::max(lo - reach, 0), std::min(hi, n + 1));
-  sweep(s, lo, hi, out);
-  for (std::int32_t w = lo; w < std::min(hi, n + 1); ++w) {
+  cap(s, lo, h, 0);
+  bucket(*s.src, s.last_rank + 1, a, h);
+  sweep(s, lo, h, out);
+  for (std::int32_t w = lo; w < h; ++w) {
     const Record& q = last[static_cast<std::size_t>(w)];
     if (q.rank != none) out[static_cast<std::size_t>(w)].push_back(q);
   }

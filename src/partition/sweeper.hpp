@@ -14,7 +14,7 @@ namespace ctrl::partition::detail {
 inline constexpr std::uint32_t none = UINT32_MAX;
 
 // The calling thread's CPU time: what its share of a level cost, even where threads outnumber
-// the cores (DpStats::imbalance, TargetSplit).
+// the cores (DpStats::imbalance).
 inline double thread_cpu_seconds() {
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
@@ -49,10 +49,9 @@ struct SweepInput {
   const Level* src = nullptr;
   const std::vector<Item>* items = nullptr;  // usable items of this level's processor, by rank
   std::vector<std::uint32_t> clip;           // per target: least final time (rank), or none
-  const Probes* probes = nullptr;            // null: no bounds
+  const Probes* probes = nullptr;            // null: no bounds (and none of the four below)
   double* bound = nullptr;                   // per (probe, remaining workload): energy to beat
   const float* const* lower = nullptr;       // per probe: the rows `bound` comes from (interval_bound)
-  const double* best = nullptr;              // per probe: least total energy within its time
   double slack = 0.0;                        // added to every bound
   const std::uint32_t* probe_of = nullptr;   // per rank: the probe interval it lies in
   std::uint32_t last_rank = 0;
@@ -64,7 +63,10 @@ struct Sweeper {
   // target's points, in time order, into out[w].
   void run(const SweepInput& s, std::int32_t lo, std::int32_t hi, std::vector<std::vector<Record>>& out);
 
-  void prepare(const SweepInput& s, std::int32_t lo, std::int32_t hi, std::vector<std::vector<Record>>& out);
+  // Sets the arrays by workload for the sources [a, h) and the targets [lo, h), and makes room
+  // for the targets' records.
+  void prepare(const SweepInput& s, std::size_t a, std::size_t lo, std::size_t h,
+               std::vector<std::vector<Record>>& out);
   void cap(const SweepInput& s, std::int32_t lo, std::int32_t hi, std::uint32_t rank);
   void bucket(const Level& src, std::uint32_t ranks, std::int32_t a, std::int32_t b);
   void sweep(const SweepInput& s, std::int32_t lo, std::int32_t hi, std::vector<std::vector<Record>>& out);

@@ -29,6 +29,16 @@ bool bitwise_equal(const std::vector<double>& a, const std::vector<double>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
 }
 
+// Level k's bounds as the sweep computes them: the rows, then the bounds of every remaining
+// workload the level reads (the sweep splits those between its threads).
+void level_bound(detail::Probes& probes, const detail::Instance& in, int k, double slack, std::vector<double>& bound,
+                 std::vector<const float*>& lower) {
+  probes.lower_rows(in, k, lower);
+  bound.resize(in.stride() * probes.count());
+  const auto [from, to] = probes.read_range(in, k + 1);
+  probes.bounds_of(in, lower.data(), slack, bound.data(), from, to);
+}
+
 // The exact (double) suffix table of one threshold, row by row from row p.
 std::vector<std::vector<double>> exact_table(const detail::Instance& in, double tlimit, double elimit) {
   std::vector<std::vector<double>> rows(static_cast<std::size_t>(in.p) + 1, std::vector<double>(in.stride()));
@@ -85,9 +95,10 @@ TEST(Probes, RowsKeptOneInBAreLowerBoundsCloseToTheExactOnes) {
     all = detail::make_probes(*in, first, last, elimit, wanted, 1, SIZE_MAX);
     some = detail::make_probes(*in, first, last, elimit, wanted, 1, all.count() * full - 1);
     std::vector<double> a, b;
+    std::vector<const float*> a_lower, b_lower;
     for (int k = 0; k < in->p; ++k) {
-      all.level_bound(*in, k, 1e-9, a);
-      some.level_bound(*in, k, 1e-9, b);
+      level_bound(all, *in, k, 1e-9, a, a_lower);
+      level_bound(some, *in, k, 1e-9, b, b_lower);
       ASSERT_EQ(a.size(), b.size());
       for (std::size_t r = 0; r < a.size(); ++r) ASSERT_GE(b[r], a[r]) << "level " << k << ", entry " << r;
     }
@@ -119,8 +130,8 @@ TEST(Probes, BoundsReadInPartAreThoseComputedInFull) {
     std::vector<double> a_bound, b_bound;
     std::vector<const float*> a_lower, b_lower;
     for (int k = 0; k < in->p; ++k) {
-      all.level_bound(*in, k, 1e-9, a_bound, nullptr, &a_lower);
-      some.level_bound(*in, k, 1e-9, b_bound, nullptr, &b_lower);
+      level_bound(all, *in, k, 1e-9, a_bound, a_lower);
+      level_bound(some, *in, k, 1e-9, b_bound, b_lower);
       const auto [from, to] = some.reads[static_cast<std::size_t>(k)];
       for (std::size_t j = 0; j < all.count(); ++j)
         for (auto r = static_cast<std::size_t>(from); r < static_cast<std::size_t>(to); ++r) {
@@ -215,7 +226,7 @@ TEST(Probes, LevelBoundsAreTheDoubleAboveTheLargestEnergy) {
   std::vector<double> bound;
   std::vector<const float*> lower;
   for (int k = 0; k < in->p; ++k) {
-    probes.level_bound(*in, k, slack, bound, nullptr, &lower);
+    level_bound(probes, *in, k, slack, bound, lower);
     for (std::size_t r = 0; r < s; ++r) {
       double most = -detail::inf;
       for (std::size_t j = J; j-- > 0;) {
