@@ -10,6 +10,7 @@
 #include <ctrl/partition/hepopta_paper.hpp>
 #include <ctrl/partition/hpopta.hpp>
 #include <ctrl/partition/load_balanced.hpp>
+#include <ctrl/partition/model.hpp>
 #include <ctrl/partition/pareto.hpp>
 #include <ctrl/partition/pareto_dp.hpp>
 #include <ctrl/partition/profile.hpp>
