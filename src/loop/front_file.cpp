@@ -59,8 +59,8 @@ partition::Solution parse_point(const json& p, const FrontFile& f, const std::st
     throw UsageError(fmt::format("{}: {}", where, e.what()));
   }
   if (sum != f.workload)
-    throw UsageError(fmt::format("{}: the distribution sums to {}, not to the front's workload {}", where, sum,
-                                 f.workload));
+    throw UsageError(
+        fmt::format("{}: the distribution sums to {}, not to the front's workload {}", where, sum, f.workload));
   return s;
 }
 

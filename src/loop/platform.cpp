@@ -4,7 +4,6 @@
 
 #include <ctrl/io/npy.hpp>
 
-
 #include <algorithm>
 
 namespace ctrl::loop {

@@ -97,11 +97,12 @@ std::unique_ptr<Platform> selection_platform(ProcessGroup& group, const std::str
 void agree_on_problem(ProcessGroup& group, const std::string& problem) {
   std::string root = problem;
   group.broadcast(root, "comparing every rank's application and inputs");
-  const std::string error =
-      root == problem ? std::string()
-                      : fmt::format("started with '{}', but rank 0 with '{}': every rank must be given the same "
-                                    "application and inputs",
-                                    problem, root);
+  const std::string error = root == problem
+                                ? std::string()
+                                : fmt::format(
+                                      "started with '{}', but rank 0 with '{}': every rank must be given the same "
+                                      "application and inputs",
+                                      problem, root);
   raise_if_any(group, error, "comparing every rank's application and inputs");
 }
 

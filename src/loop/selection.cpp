@@ -28,9 +28,12 @@ std::string_view trim(std::string_view s) {
 
 std::string who_text(const SelectionLine& l) {
   switch (l.who) {
-    case SelectionLine::Who::rank: return fmt::format("rank {}", l.rank);
-    case SelectionLine::Who::host: return "host " + l.host;
-    case SelectionLine::Who::any: break;
+    case SelectionLine::Who::rank:
+      return fmt::format("rank {}", l.rank);
+    case SelectionLine::Who::host:
+      return "host " + l.host;
+    case SelectionLine::Who::any:
+      break;
   }
   return "*";
 }
@@ -53,8 +56,8 @@ Selection parse_selection(std::string_view text, const std::string& path) {
     const auto where = [&] { return fmt::format("{}:{}", path, number); };
     const auto colon = line.find(':');
     if (colon == std::string_view::npos)
-      throw UsageError(fmt::format("{}: expected 'rank N: DEVICES', 'host NAME: DEVICES' or '*: DEVICES', got '{}'",
-                                   where(), line));
+      throw UsageError(
+          fmt::format("{}: expected 'rank N: DEVICES', 'host NAME: DEVICES' or '*: DEVICES', got '{}'", where(), line));
     const std::string_view who = trim(line.substr(0, colon));
     SelectionLine entry;
     entry.line = number;
@@ -89,9 +92,10 @@ Selection parse_selection(std::string_view text, const std::string& path) {
     sel.lines.push_back(std::move(entry));
   }
   if (sel.lines.empty())
-    throw UsageError(fmt::format("{}: no selection lines (write 'rank N: DEVICES', 'host NAME: DEVICES' or '*: "
-                                 "DEVICES'; `ctrl devices --write-selection FILE` writes one)",
-                                 path));
+    throw UsageError(
+        fmt::format("{}: no selection lines (write 'rank N: DEVICES', 'host NAME: DEVICES' or '*: "
+                    "DEVICES'; `ctrl devices --write-selection FILE` writes one)",
+                    path));
   return sel;
 }
 
@@ -126,9 +130,10 @@ std::vector<DeviceSpec> Selection::devices_for(int rank, const std::string& host
   }
   if (by_host != nullptr) return by_host->devices;
   if (any != nullptr) return any->devices;
-  throw UsageError(fmt::format("{}: no line for rank {} (host {}): add 'rank {}: DEVICES', 'host {}: DEVICES' or '*: "
-                               "DEVICES'",
-                               path, rank, host, rank, host));
+  throw UsageError(
+      fmt::format("{}: no line for rank {} (host {}): add 'rank {}: DEVICES', 'host {}: DEVICES' or '*: "
+                  "DEVICES'",
+                  path, rank, host, rank, host));
 }
 
 std::string Selection::text() const {
@@ -176,8 +181,7 @@ Selection suggest_selection(const std::vector<RankMachine>& ranks, int cpu_group
       std::all_of(by_host.begin(), by_host.end(), [](const auto& h) { return h.second.size() == 1; });
   for (const auto& r : ranks) {
     const auto& mates = by_host[r.host];
-    const std::size_t k = static_cast<std::size_t>(
-        std::find(mates.begin(), mates.end(), &r) - mates.begin());
+    const std::size_t k = static_cast<std::size_t>(std::find(mates.begin(), mates.end(), &r) - mates.begin());
     const std::size_t n = mates.size();
     // This rank's share of its host: a contiguous slice of the cores, every n-th GPU.
     Machine share = r.machine;
@@ -201,9 +205,10 @@ Selection suggest_selection(const std::vector<RankMachine>& ranks, int cpu_group
         for (const auto& g : share.gpus) line.devices.push_back(cuda(g.index));
     }
     if (line.devices.empty())
-      throw UsageError(fmt::format("rank {} on {}: no cores or GPUs left for it ({} ranks share the host's {} usable "
-                                   "cores)",
-                                   r.rank, r.host, n, usable.size()));
+      throw UsageError(
+          fmt::format("rank {} on {}: no cores or GPUs left for it ({} ranks share the host's {} usable "
+                      "cores)",
+                      r.rank, r.host, n, usable.size()));
     sel.lines.push_back(std::move(line));
   }
   return sel;

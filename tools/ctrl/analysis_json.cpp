@@ -106,7 +106,8 @@ void add_analysis_json(json& doc, const FrontReport& r) {
                          {"energy_optima", optima_json(r)},
                          {"unmetered", r.unmetered}};
   json held = json::object();
-  for (std::size_t i = 0; i < r.held_power.size() && i < r.processors.size(); ++i) held[r.processors[i]] = r.held_power[i];
+  for (std::size_t i = 0; i < r.held_power.size() && i < r.processors.size(); ++i)
+    held[r.processors[i]] = r.held_power[i];
   doc["held_power"] = held;
   doc["held_power_unknown"] = r.held_unknown;
 }

@@ -11,9 +11,9 @@ namespace ctrl::tool {
 // Documented exit codes (docs/tool.md).
 enum exit_code : int {
   exit_ok = 0,
-  exit_failure = 1,      // a device or run-time failure
-  exit_bad_input = 2,    // bad arguments or input files; the message names what and where
-  exit_infeasible = 3,   // the workload cannot be split exactly with the sizes given
+  exit_failure = 1,     // a device or run-time failure
+  exit_bad_input = 2,   // bad arguments or input files; the message names what and where
+  exit_infeasible = 3,  // the workload cannot be split exactly with the sizes given
 };
 
 // Thrown by commands to leave with a given exit code and message.

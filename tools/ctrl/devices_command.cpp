@@ -32,9 +32,9 @@ struct DevicesArgs {
 };
 
 struct MeterState {
-  std::string name;       // "nvml:0", or "none"
+  std::string name;  // "nvml:0", or "none"
   bool present = false;
-  std::string reason;     // why absent
+  std::string reason;  // why absent
   std::string measures;
   double interval = 0;
   energy::Provenance provenance = energy::Provenance::absent;
@@ -111,8 +111,7 @@ int write_selection(const DevicesArgs& a, const loop::Machine& m, Job& job) {
   }
   const loop::Selection sel = loop::suggest_selection(ranks, a.groups);
   loop::write_selection(a.write_selection, sel);
-  std::cout << "wrote " << a.write_selection << " (" << all.size() << (all.size() == 1 ? " rank" : " ranks")
-            << "):\n"
+  std::cout << "wrote " << a.write_selection << " (" << all.size() << (all.size() == 1 ? " rank" : " ranks") << "):\n"
             << sel.text();
   return exit_ok;
 }
@@ -150,7 +149,8 @@ int run_devices(const DevicesArgs& a, Job& job) {
                                {"physical_cores", m.physical_cores}};
     nlohmann::ordered_json pk = nlohmann::ordered_json::array(), nn = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < m.packages.size(); ++i)
-      pk.push_back({{"package", m.packages[i].id}, {"cores", format_cores(m.packages[i].cores)},
+      pk.push_back({{"package", m.packages[i].id},
+                    {"cores", format_cores(m.packages[i].cores)},
                     {"meter", meter_json(pkg_meters[i])}});
     for (const auto& n : m.numa_nodes) nn.push_back({{"node", n.id}, {"cores", format_cores(n.cores)}});
     cpu["packages"] = pk;
@@ -173,8 +173,10 @@ int run_devices(const DevicesArgs& a, Job& job) {
           {"measures", l.measures},
           {"present", l.present},
           {"provenance", energy::to_string(l.present ? l.provenance : energy::Provenance::absent)}};
-      if (l.present) j["update_interval_s"] = l.update_interval_s;
-      else j["reason"] = l.reason;
+      if (l.present)
+        j["update_interval_s"] = l.update_interval_s;
+      else
+        j["reason"] = l.reason;
       meters.push_back(j);
     }
     nlohmann::ordered_json sug = nlohmann::ordered_json::array();
@@ -222,8 +224,10 @@ int run_devices(const DevicesArgs& a, Job& job) {
 
 void add_devices(CLI::App& app, action& run, Job& job) {
   auto args = std::make_shared<DevicesArgs>();
-  CLI::App* cmd = app.add_subcommand("devices", "What this machine offers as controllers, and the energy meter of each");
-  cmd->add_option("--format", args->format, "table (for a terminal), json, or specs (the suggested processors on one line)")
+  CLI::App* cmd =
+      app.add_subcommand("devices", "What this machine offers as controllers, and the energy meter of each");
+  cmd->add_option("--format", args->format,
+                  "table (for a terminal), json, or specs (the suggested processors on one line)")
       ->check(CLI::IsMember({"table", "json", "specs"}))
       ->capture_default_str();
   cmd->add_option("--groups", args->groups, "How many CPU groups the suggested processors split the cores into")

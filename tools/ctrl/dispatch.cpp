@@ -45,8 +45,8 @@ int print_help(const CLI::App& app, const std::string& topic) {
   try {
     sub = app.get_subcommand(topic);
   } catch (const CLI::OptionNotFound&) {
-    throw exit_error(exit_bad_input, "help: unknown subcommand '" + topic + "' (the subcommands: " +
-                                         subcommand_names(app) + ")");
+    throw exit_error(exit_bad_input,
+                     "help: unknown subcommand '" + topic + "' (the subcommands: " + subcommand_names(app) + ")");
   }
   std::cout << help_of(*sub, app.get_name());
   return exit_ok;
@@ -97,7 +97,8 @@ int dispatch(CLI::App& app, const action& run, int argc, char** argv, ErrorRepor
     return run();
   } catch (const std::bad_alloc&) {
     // Arrays name themselves (ctrl::throw_cannot_allocate); this is memory beside them.
-    return report(how, std::runtime_error("not enough memory for the buffers beside the problem's arrays"), exit_failure);
+    return report(how, std::runtime_error("not enough memory for the buffers beside the problem's arrays"),
+                  exit_failure);
   } catch (const std::exception& e) {
     return report(how, e, exit_code_of(e));
   }

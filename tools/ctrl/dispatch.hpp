@@ -13,7 +13,7 @@ namespace ctrl::tool {
 class ErrorReport {
  public:
   virtual ~ErrorReport() = default;
-  virtual std::string prefix() const = 0;                       // "rank 1 of 2 (node2): "
+  virtual std::string prefix() const = 0;                      // "rank 1 of 2 (node2): "
   virtual void before(const std::exception& e, int code) = 0;  // e.g. end the whole MPI job
 };
 

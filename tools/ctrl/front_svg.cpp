@@ -82,8 +82,8 @@ std::string heading(const FrontReport& r, const std::string& title) {
 
 // One mark, its shape centred on (x, y), in a group that names it.
 std::string mark_at(const Mark& m, double x, double y) {
-  return fmt::format("<g class=\"mark\" data-mark=\"{}\" transform=\"translate({:.1f},{:.1f})\">\n{}</g>\n", m.name, x, y,
-                     m.shape(0, 0, m.r, m.style));
+  return fmt::format("<g class=\"mark\" data-mark=\"{}\" transform=\"translate({:.1f},{:.1f})\">\n{}</g>\n", m.name, x,
+                     y, m.shape(0, 0, m.r, m.style));
 }
 
 // Marks on one spot (`group`, around (x, y)): fanned out on a small ring when there are several,
@@ -94,10 +94,12 @@ std::string draw_group(const Frame& f, const std::vector<const Mark*>& group, do
   for (std::size_t j = 0; j < k; ++j) {
     double mx = x, my = y;
     if (k > 1) {
-      const double angle = -std::numbers::pi / 2 + 2 * std::numbers::pi * static_cast<double>(j) / static_cast<double>(k);
+      const double angle =
+          -std::numbers::pi / 2 + 2 * std::numbers::pi * static_cast<double>(j) / static_cast<double>(k);
       mx += 17 * std::cos(angle);
       my += 17 * std::sin(angle);
-      svg += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#777777\"/>\n", x, y, mx, my);
+      svg += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#777777\"/>\n", x, y,
+                         mx, my);
     }
     svg += mark_at(*group[j], mx, my);
   }
@@ -109,11 +111,11 @@ std::string draw_group(const Frame& f, const std::vector<const Mark*>& group, do
   const double span = 16 * static_cast<double>(k - 1);
   const double ty = std::clamp(y - span / 2 + 4, f.top + 14, f.top + f.height - span - 6);
   for (std::size_t j = 0; j < k; ++j)
-    svg += text(tx, ty + 16 * static_cast<double>(j),
-                group[j]->name + " " + parts(group[j]->solution->distribution),
-                fmt::format("class=\"mark-label\" fill=\"{}\" text-anchor=\"{}\" paint-order=\"stroke\" stroke=\"white\" "
-                            "stroke-width=\"3\"",
-                            group[j]->colour, on_left ? "end" : "start"));
+    svg +=
+        text(tx, ty + 16 * static_cast<double>(j), group[j]->name + " " + parts(group[j]->solution->distribution),
+             fmt::format("class=\"mark-label\" fill=\"{}\" text-anchor=\"{}\" paint-order=\"stroke\" stroke=\"white\" "
+                         "stroke-width=\"3\"",
+                         group[j]->colour, on_left ? "end" : "start"));
   return svg;
 }
 
@@ -126,8 +128,8 @@ std::string draw_marks(const Frame& f, const std::vector<Mark>& marks) {
   std::vector<Group> groups;
   for (const Mark& m : marks) {
     const double x = f.X(m.solution->time), y = f.Y(m.solution->energy);
-    const auto near = std::find_if(groups.begin(), groups.end(),
-                                   [&](const Group& g) { return std::hypot(g.x - x, g.y - y) < 22; });
+    const auto near =
+        std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return std::hypot(g.x - x, g.y - y) < 22; });
     if (near != groups.end())
       near->marks.push_back(&m);
     else
@@ -141,9 +143,10 @@ std::string draw_marks(const Frame& f, const std::vector<Mark>& marks) {
 // The staircase of the best energy reachable by each time, then the points.
 std::string draw_front(const Frame& f, const partition::Front& front) {
   std::string path = fmt::format("M{:.1f},{:.1f}", f.X(front[0].time), f.Y(front[0].energy));
-  for (std::size_t i = 1; i < front.size(); ++i) path += fmt::format(" H{:.1f} V{:.1f}", f.X(front[i].time), f.Y(front[i].energy));
-  std::string svg =
-      fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"#999999\" stroke-width=\"1.2\" stroke-dasharray=\"4,3\"/>\n", path);
+  for (std::size_t i = 1; i < front.size(); ++i)
+    path += fmt::format(" H{:.1f} V{:.1f}", f.X(front[i].time), f.Y(front[i].energy));
+  std::string svg = fmt::format(
+      "<path d=\"{}\" fill=\"none\" stroke=\"#999999\" stroke-width=\"1.2\" stroke-dasharray=\"4,3\"/>\n", path);
   const double pr = front.size() > 300 ? 2.0 : 3.0;
   for (const auto& s : front) svg += circle(f.X(s.time), f.Y(s.energy), pr, point_style);
   return svg;
@@ -177,7 +180,8 @@ std::string legend(const FrontReport& r, const EnergyCoverage& c, double& y) {
   y = top + 10;
   const auto entry = [&](const std::string& marker, const std::string& title, const std::vector<std::string>& detail) {
     svg += marker + text(legend_x + 22, y + 4, title);
-    for (std::size_t i = 0; i < detail.size(); ++i) svg += text(legend_x + 22, y + 21 + 15 * static_cast<double>(i), detail[i], grey);
+    for (std::size_t i = 0; i < detail.size(); ++i)
+      svg += text(legend_x + 22, y + 21 + 15 * static_cast<double>(i), detail[i], grey);
     y += 28 + 16 * static_cast<double>(detail.size());
   };
   const auto values = [](const partition::Solution& s) {
@@ -193,8 +197,7 @@ std::string legend(const FrontReport& r, const EnergyCoverage& c, double& y) {
     entry(circle(legend_x + 8, y, 8, balanced_style), "load-balanced (equal times)", both(*r.load_balanced));
   else
     entry(circle(legend_x + 8, y, 8, balanced_style), "load-balanced: none", {"no split gives every processor work"});
-  if (r.even_split)
-    entry(diamond(legend_x + 8, y, 8, even_style), "even split (equal rows)", both(*r.even_split));
+  if (r.even_split) entry(diamond(legend_x + 8, y, 8, even_style), "even split (equal rows)", both(*r.even_split));
   for (std::size_t i = 0; r.analysis && i < r.analysis->budgets.size() && i < budgets_drawn; ++i) {
     const partition::BudgetPoint& b = r.analysis->budgets[i];
     const std::string saving = b.energy_saving ? fmt::format(": {:.1f} % less energy", 100 * *b.energy_saving) : "";
@@ -238,7 +241,11 @@ Frame front_frame(const FrontReport& r) {
   for (const auto& s : r.front) widen(s);
   if (r.load_balanced) widen(*r.load_balanced);
   if (r.even_split) widen(*r.even_split);
-  return {left, top, width - left - right, height - top - bottom, Axis::fit(t0, t1, Quantity::time),
+  return {left,
+          top,
+          width - left - right,
+          height - top - bottom,
+          Axis::fit(t0, t1, Quantity::time),
           Axis::fit(e0, e1, Quantity::energy)};
 }
 
@@ -266,11 +273,13 @@ std::string time_rows(const Frame& f, const std::vector<Mark>& rows) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Mark& m = rows[i];
     const double yc = f.top + (static_cast<double>(i) + 0.62) * row_h, x1 = f.X(m.solution->time);
-    svg += fmt::format("<rect class=\"time-bar\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"#dde6f5\"/>\n",
-                       f.left, yc - bar_h / 2, std::max(0.0, x1 - f.left), bar_h);
-    svg += text(f.left + 6, yc - bar_h / 2 - 6,
-                m.name + " " + parts(m.solution->distribution) + ": " + format_quantity(m.solution->time, Quantity::time),
-                fmt::format("class=\"mark-label\" fill=\"{}\"", m.colour));
+    svg += fmt::format(
+        "<rect class=\"time-bar\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"#dde6f5\"/>\n",
+        f.left, yc - bar_h / 2, std::max(0.0, x1 - f.left), bar_h);
+    svg +=
+        text(f.left + 6, yc - bar_h / 2 - 6,
+             m.name + " " + parts(m.solution->distribution) + ": " + format_quantity(m.solution->time, Quantity::time),
+             fmt::format("class=\"mark-label\" fill=\"{}\"", m.colour));
     if (m.shape != nullptr) svg += mark_at(m, x1, yc);
   }
   return svg;
@@ -289,9 +298,10 @@ std::vector<Mark> time_only_rows(const FrontReport& r) {
 // Why the plot has no energy axis, and what follows for the front.
 std::vector<std::string> not_measured_lines(const FrontReport& r, const EnergyCoverage& c) {
   if (c.time_only) return {"time only (--time-only): energy is not", "compared; the time-optimal distribution"};
-  const bool no_sensor = c.from_sensors && !c.metered.empty() &&
-                         std::find(c.metered.begin(), c.metered.end(), true) == c.metered.end();
-  std::vector<std::string> lines{no_sensor ? "no processor has an energy sensor" : "no processor measured a non-zero energy"};
+  const bool no_sensor =
+      c.from_sensors && !c.metered.empty() && std::find(c.metered.begin(), c.metered.end(), true) == c.metered.end();
+  std::vector<std::string> lines{no_sensor ? "no processor has an energy sensor"
+                                           : "no processor measured a non-zero energy"};
   if (r.model.kind == partition::EnergyKind::total)
     lines.insert(lines.end(), {"dynamic energy 0 J everywhere: total energy", "is base power x time, and the front is",
                                "the time-optimal distribution alone"});

@@ -25,11 +25,11 @@ namespace ctrl::tool {
 
 // What the profile says about energy, for the plots to show.
 struct EnergyCoverage {
-  std::vector<bool> metered;  // per processor, in the report's order: its energy was measured
-                              // (empty: unknown, no processor is named as lacking it)
-  bool from_sensors = false;  // `metered` is whether it has a sensor (a `ctrl profile` file's
-                              // energy_source), not only whether its energies are non-zero
-  bool measured = true;       // false: no processor measured a non-zero energy
+  std::vector<bool> metered;    // per processor, in the report's order: its energy was measured
+                                // (empty: unknown, no processor is named as lacking it)
+  bool from_sensors = false;    // `metered` is whether it has a sensor (a `ctrl profile` file's
+                                // energy_source), not only whether its energies are non-zero
+  bool measured = true;         // false: no processor measured a non-zero energy
   std::vector<bool> estimated;  // per processor: its energy is estimated, not measured (empty: none is)
   bool time_only = false;       // --time-only: energy not compared, whatever was measured
 };

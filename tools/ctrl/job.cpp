@@ -37,9 +37,10 @@ bool PlatformArgs::distributed(bool devices_given) const {
   }
   const int world = loop::launcher_ranks();
   if (selection.empty() && loop::started_by_mpi_launcher() && world > 1)
-    throw exit_error(exit_bad_input, fmt::format("started by an MPI launcher with {} ranks: give --selection FILE (each "
-                                                 "rank's devices; `ctrl devices --write-selection FILE` writes one)",
-                                                 world));
+    throw exit_error(exit_bad_input,
+                     fmt::format("started by an MPI launcher with {} ranks: give --selection FILE (each "
+                                 "rank's devices; `ctrl devices --write-selection FILE` writes one)",
+                                 world));
   return !selection.empty();
 }
 
@@ -55,8 +56,8 @@ loop::ProcessGroup& Job::group(const PlatformArgs& args, bool distributed) {
   if (group_) return *group_;
   if (!distributed) return open(loop::this_process());
   if (!(args.rank_timeout > 0))
-    throw exit_error(exit_bad_input, fmt::format("--rank-timeout {}: a positive number of seconds is needed",
-                                                 args.rank_timeout));
+    throw exit_error(exit_bad_input,
+                     fmt::format("--rank-timeout {}: a positive number of seconds is needed", args.rank_timeout));
   return open(loop::mpi_job(args.rank_timeout));
 }
 
@@ -68,8 +69,7 @@ loop::ProcessGroup& Job::launcher_group(double timeout_s) {
 }
 
 std::unique_ptr<loop::Platform> Job::platform(const PlatformArgs& args, bool distributed,
-                                              const std::vector<DeviceSpec>& devices,
-                                              const loop::TeamOptions& options,
+                                              const std::vector<DeviceSpec>& devices, const loop::TeamOptions& options,
                                               const std::vector<std::string>* order) {
   loop::ProcessGroup& g = group(args, distributed);
   if (distributed) return loop::selection_platform(g, args.selection, options, order);
@@ -92,9 +92,7 @@ std::string Job::from_root(const std::function<std::string()>& make) {
   return text;
 }
 
-std::string Job::prefix() const {
-  return group_ && group_->size() > 1 ? group_->who() + ": " : std::string();
-}
+std::string Job::prefix() const { return group_ && group_->size() > 1 ? group_->who() + ": " : std::string(); }
 
 void Job::before(const std::exception& e, int code) {
   // An error this rank alone has ends the whole job, so that no rank waits for this one; an

@@ -172,8 +172,10 @@ std::atomic<loop::StopFlag*> interrupted{nullptr};  // read by the handler
 extern "C" void on_interrupt(int sig) {
   std::signal(SIGINT, io::remove_temporary_files_and_die);
   std::signal(SIGTERM, io::remove_temporary_files_and_die);
-  if (loop::StopFlag* stop = interrupted.load(); stop != nullptr) stop->store(true);
-  else io::remove_temporary_files_and_die(sig);
+  if (loop::StopFlag* stop = interrupted.load(); stop != nullptr)
+    stop->store(true);
+  else
+    io::remove_temporary_files_and_die(sig);
 }
 
 }  // namespace

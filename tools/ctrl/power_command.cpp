@@ -142,9 +142,10 @@ void write_idle_table(const std::vector<IdleRow>& rows, double seconds) {
     any = true;
   }
   if (any)
-    std::cout << fmt::format("  {:<12} {:>9.2f} W   (the platform's base power for `ctrl pareto --energy total "
-                             "--base-power`, over the devices with a meter)\n",
-                             "total", sum);
+    std::cout << fmt::format(
+        "  {:<12} {:>9.2f} W   (the platform's base power for `ctrl pareto --energy total "
+        "--base-power`, over the devices with a meter)\n",
+        "total", sum);
 }
 
 int run_idle(std::vector<DeviceMeter>& meters, double seconds, const std::string& format) {

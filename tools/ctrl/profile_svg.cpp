@@ -44,7 +44,11 @@ std::vector<Series> series_of(const loop::LoadedProfile& loaded, const EnergyCov
   for (std::size_t i = 0; i < loaded.profile.size(); ++i) {
     const auto& p = loaded.profile[i];
     const bool metered = i < c.metered.size() && c.metered[i];
-    out.push_back({p.name(), {p.points().begin(), p.points().end()}, series_colour(i), series_dash(i), metered,
+    out.push_back({p.name(),
+                   {p.points().begin(), p.points().end()},
+                   series_colour(i),
+                   series_dash(i),
+                   metered,
                    source_of(loaded, p.name(), metered)});
   }
   return out;
@@ -54,11 +58,16 @@ double value(const partition::ProfilePoint& p, Quantity q) { return q == Quantit
 
 std::string draw_series(const Frame& f, const Series& s, Quantity q, const char* panel) {
   std::string points;
-  for (const auto& p : s.points) points += fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", f.X(static_cast<double>(p.size)), f.Y(value(p, q)));
-  std::string svg = fmt::format("<g class=\"series\" data-panel=\"{}\" data-processor=\"{}\" stroke=\"{}\" fill=\"{}\">\n", panel,
-                                escape(s.name), s.colour, s.colour);
-  svg += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke-width=\"1.8\" stroke-dasharray=\"{}\"/>\n", points, s.dash);
-  for (const auto& p : s.points) svg += circle(f.X(static_cast<double>(p.size)), f.Y(value(p, q)), 2.6, "stroke=\"none\"");
+  for (const auto& p : s.points)
+    points +=
+        fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", f.X(static_cast<double>(p.size)), f.Y(value(p, q)));
+  std::string svg =
+      fmt::format("<g class=\"series\" data-panel=\"{}\" data-processor=\"{}\" stroke=\"{}\" fill=\"{}\">\n", panel,
+                  escape(s.name), s.colour, s.colour);
+  svg += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke-width=\"1.8\" stroke-dasharray=\"{}\"/>\n", points,
+                     s.dash);
+  for (const auto& p : s.points)
+    svg += circle(f.X(static_cast<double>(p.size)), f.Y(value(p, q)), 2.6, "stroke=\"none\"");
   return svg + "</g>\n";
 }
 
@@ -81,7 +90,8 @@ std::string no_energy_panel(const EnergyCoverage& c) {
       "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"#f7f7f7\" stroke=\"#bbbbbb\"/>\n",
       energy_left, top, panel_w, panel_h);
   const double cx = energy_left + panel_w / 2, cy = top + panel_h / 2;
-  svg += text(cx, cy - 8, "energy not measured", "text-anchor=\"middle\" font-size=\"16\" font-weight=\"bold\" fill=\"#b00020\"");
+  svg += text(cx, cy - 8, "energy not measured",
+              "text-anchor=\"middle\" font-size=\"16\" font-weight=\"bold\" fill=\"#b00020\"");
   return svg + text(cx, cy + 16,
                     c.from_sensors ? "no processor has an energy sensor" : "every energy in the profile is 0",
                     "text-anchor=\"middle\" fill=\"#555555\"");
@@ -93,7 +103,8 @@ std::string profile_legend(const std::vector<Series>& series, bool some_energy) 
   for (std::size_t i = 0; i < series.size() && i < 14; ++i, y += 34) {
     const Series& s = series[i];
     svg += fmt::format(
-        "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"2.5\" stroke-dasharray=\"{}\"/>\n",
+        "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"2.5\" "
+        "stroke-dasharray=\"{}\"/>\n",
         legend_x, y - 4, legend_x + 22, y - 4, s.colour, s.dash);
     svg += text(legend_x + 28, y, s.name);
     if (!s.source.empty()) svg += text(legend_x + 28, y + 15, s.source, "fill=\"#555555\" font-size=\"12\"");
@@ -108,7 +119,8 @@ std::string profile_legend(const std::vector<Series>& series, bool some_energy) 
 
 std::string title_of(const loop::LoadedProfile& loaded) {
   const std::size_t p = loaded.profile.size();
-  if (!loaded.file || loaded.file->rows.empty()) return fmt::format("Profile of {} processors: time and energy per size", p);
+  if (!loaded.file || loaded.file->rows.empty())
+    return fmt::format("Profile of {} processors: time and energy per size", p);
   const auto& row = loaded.file->rows.front();
   return fmt::format("Profile: {}, N = {}, on {} processors: time and energy per size", row.app, row.cols, p);
 }
@@ -156,8 +168,9 @@ std::string profile_svg(const loop::LoadedProfile& loaded, const std::string& pa
   std::copy_if(series.begin(), series.end(), std::back_inserter(metered), [](const Series& s) { return s.metered; });
   const Axis x = size_axis(series);
   const std::string rows = loaded.file ? "rows" : "";  // a `ctrl profile` file's sizes are rows
-  const std::string x_title = x.unit.name.empty() ? (rows.empty() ? "size" : "size (rows)")
-                                                  : fmt::format("size ({}{})", x.unit.name, rows.empty() ? "" : " of rows");
+  const std::string x_title = x.unit.name.empty()
+                                  ? (rows.empty() ? "size" : "size (rows)")
+                                  : fmt::format("size ({}{})", x.unit.name, rows.empty() ? "" : " of rows");
   std::string svg = svg_open(width, height);
   svg += text(time_left, 30, title_of(loaded), "font-size=\"17\" font-weight=\"bold\"");
   svg += text(time_left, 50, path, "fill=\"#555555\"");

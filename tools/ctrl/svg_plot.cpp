@@ -17,8 +17,10 @@ struct UnitRow {
 };
 
 // Largest first; the last row is the base unit's or the smallest's.
-constexpr std::array<UnitRow, 4> time_units{{{1, "s", "s"}, {1e-3, "ms", "ms"}, {1e-6, "µs", "µs"}, {1e-9, "ns", "ns"}}};
-constexpr std::array<UnitRow, 4> energy_units{{{1e3, "kJ", "kJ"}, {1, "J", "J"}, {1e-3, "mJ", "mJ"}, {1e-6, "µJ", "µJ"}}};
+constexpr std::array<UnitRow, 4> time_units{
+    {{1, "s", "s"}, {1e-3, "ms", "ms"}, {1e-6, "µs", "µs"}, {1e-9, "ns", "ns"}}};
+constexpr std::array<UnitRow, 4> energy_units{
+    {{1e3, "kJ", "kJ"}, {1, "J", "J"}, {1e-3, "mJ", "mJ"}, {1e-6, "µJ", "µJ"}}};
 // Counts stay plain up to 9999 (sizes read best as written).
 constexpr std::array<UnitRow, 3> count_units{{{1e6, "M", "millions"}, {1e4, "k", "thousands"}, {1, "", ""}}};
 
@@ -39,9 +41,12 @@ Unit pick(const std::array<UnitRow, N>& rows, double magnitude, double base) {
 Unit unit_for(Quantity q, double magnitude) {
   magnitude = std::fabs(magnitude);
   switch (q) {
-    case Quantity::time: return pick(time_units, magnitude, 1);
-    case Quantity::energy: return pick(energy_units, magnitude, 1);
-    case Quantity::count: break;
+    case Quantity::time:
+      return pick(time_units, magnitude, 1);
+    case Quantity::energy:
+      return pick(energy_units, magnitude, 1);
+    case Quantity::count:
+      break;
   }
   return pick(count_units, magnitude, 1);
 }
@@ -100,11 +105,20 @@ std::string escape(std::string_view s) {
   std::string out;
   for (const char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -132,16 +146,19 @@ std::string axes(const Frame& f, std::string_view x_title, std::string_view y_ti
     svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\"/>\n", x_at(v), f.top, bottom);
   if (y_ticks)
     for (const double v : f.y.ticks())
-      svg += fmt::format("<line x1=\"{1:.1f}\" y1=\"{0:.1f}\" x2=\"{2:.1f}\" y2=\"{0:.1f}\"/>\n", y_at(v), f.left, right);
+      svg +=
+          fmt::format("<line x1=\"{1:.1f}\" y1=\"{0:.1f}\" x2=\"{2:.1f}\" y2=\"{0:.1f}\"/>\n", y_at(v), f.left, right);
   svg += "</g>\n";
-  svg += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" stroke=\"#333333\"/>\n",
-                     f.left, f.top, f.width, f.height);
+  svg += fmt::format(
+      "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" stroke=\"#333333\"/>\n", f.left,
+      f.top, f.width, f.height);
   for (const double v : f.x.ticks()) svg += text(x_at(v), bottom + 20, f.x.tick_label(v), "text-anchor=\"middle\"");
   if (y_ticks)
     for (const double v : f.y.ticks()) svg += text(f.left - 8, y_at(v) + 4, f.y.tick_label(v), "text-anchor=\"end\"");
   svg += text(f.left + f.width / 2, bottom + 46, x_title, "text-anchor=\"middle\" font-size=\"14\"");
-  svg += fmt::format("<text transform=\"translate({:.1f},{:.1f}) rotate(-90)\" text-anchor=\"middle\" font-size=\"14\">{}</text>\n",
-                     f.left - 64, f.top + f.height / 2, escape(y_title));
+  svg += fmt::format(
+      "<text transform=\"translate({:.1f},{:.1f}) rotate(-90)\" text-anchor=\"middle\" font-size=\"14\">{}</text>\n",
+      f.left - 64, f.top + f.height / 2, escape(y_title));
   return svg;
 }
 

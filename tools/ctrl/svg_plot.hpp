@@ -33,8 +33,8 @@ struct Axis {
   static Axis fit(double a, double b, Quantity q);
   // Where a value in base units falls: 0 at lo, 1 at hi.
   double frac(double base_value) const { return (base_value / unit.scale - lo) / (hi - lo); }
-  std::vector<double> ticks() const;            // display units
-  std::string tick_label(double tick) const;    // as many decimals as the step needs
+  std::vector<double> ticks() const;          // display units
+  std::string tick_label(double tick) const;  // as many decimals as the step needs
   // "parallel execution time (ms)": a title with the unit in brackets (none for plain counts).
   std::string title(std::string_view what) const;
 };

@@ -26,9 +26,9 @@ namespace ctrl::loop {
 struct FrontFile {
   std::vector<std::string> processors;
   partition::Size workload = 0;
-  partition::EnergyModel model;  // the second objective: dynamic, or total with its base power
-  partition::Front front;        // sorted by time, non-empty; energies 0 when time_only
-  bool time_only = false;        // no second objective: energy was not compared
+  partition::EnergyModel model;                // the second objective: dynamic, or total with its base power
+  partition::Front front;                      // sorted by time, non-empty; energies 0 when time_only
+  bool time_only = false;                      // no second objective: energy was not compared
   std::vector<energy::Provenance> provenance;  // per processor; empty: unknown (a plain CSV profile)
 };
 

@@ -23,14 +23,14 @@ namespace ctrl::loop {
 struct SelectionLine {
   enum class Who { rank, host, any };
   Who who = Who::any;
-  int rank = -1;            // Who::rank
-  std::string host;         // Who::host
+  int rank = -1;     // Who::rank
+  std::string host;  // Who::host
   std::vector<DeviceSpec> devices;
-  int line = 0;             // 1-based line in the file, for messages
+  int line = 0;  // 1-based line in the file, for messages
 };
 
 struct Selection {
-  std::string path;         // where it was read from, for messages
+  std::string path;  // where it was read from, for messages
   std::vector<SelectionLine> lines;
 
   // The devices of `rank` on `host`; UsageError naming the file when no line applies.

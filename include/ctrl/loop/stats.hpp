@@ -13,8 +13,8 @@ double student_t95(std::size_t df);
 struct Estimate {
   std::size_t n = 0;
   double mean = 0.0;
-  double sd = 0.0;     // sample standard deviation (n - 1)
-  double ci = 0.0;     // half-width of the 95 % confidence interval of the mean; infinite for n < 2
+  double sd = 0.0;  // sample standard deviation (n - 1)
+  double ci = 0.0;  // half-width of the 95 % confidence interval of the mean; infinite for n < 2
   // ci / |mean|; infinite for a zero mean with spread, 0 when every value is 0.
   double relative_ci() const;
 };
