@@ -16,6 +16,7 @@
 #include <ctrl/loop/held.hpp>
 #include <ctrl/loop/machine.hpp>
 #include <ctrl/loop/measure.hpp>
+#include <ctrl/loop/model.hpp>
 #include <ctrl/loop/plan.hpp>
 #include <ctrl/loop/platform.hpp>
 #include <ctrl/loop/process_group.hpp>

@@ -64,8 +64,8 @@ std::vector<index_t> parse_sizes(std::string_view text) {
       const std::string_view item = text.substr(at, c == std::string_view::npos ? std::string_view::npos : c - at);
       index_t v = 0;
       if (!to_index(item, v) || v <= 0)
-        throw UsageError(fmt::format("{}: '{}' is not a positive integer (the forms are FROM:TO:STEP or a,b,c)", where,
-                                     item));
+        throw UsageError(
+            fmt::format("{}: '{}' is not a positive integer (the forms are FROM:TO:STEP or a,b,c)", where, item));
       out.push_back(v);
       if (c == std::string_view::npos) break;
       at = c + 1;
@@ -84,6 +84,36 @@ std::vector<index_t> parse_sizes(const std::vector<std::string>& texts) {
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+SizesOption parse_sizes_options(const std::vector<std::string>& texts) {
+  SizesOption out;
+  for (const auto& t : texts) {
+    const std::size_t eq = t.rfind('=');
+    if (eq == std::string::npos) {
+      const auto s = parse_sizes(t);
+      out.all.insert(out.all.end(), s.begin(), s.end());
+      continue;
+    }
+    std::string name;
+    try {
+      name = canonical_processor(std::string_view(t).substr(0, eq));
+    } catch (const UsageError& e) {
+      throw UsageError(
+          fmt::format("--sizes '{}': the form is DEVICE=FROM:TO:STEP (cuda:0=256:4096:256): {}", t, e.what()));
+    }
+    auto it = std::find_if(out.of.begin(), out.of.end(), [&](const auto& p) { return p.first == name; });
+    if (it == out.of.end()) it = out.of.insert(out.of.end(), {name, {}});
+    const auto s = parse_sizes(std::string_view(t).substr(eq + 1));
+    it->second.insert(it->second.end(), s.begin(), s.end());
+  }
+  const auto tidy = [](std::vector<index_t>& v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+  };
+  tidy(out.all);
+  for (auto& [name, v] : out.of) tidy(v);
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
@@ -65,7 +66,8 @@ Divisible::Divisible(std::string name, std::string summary, index_t default_cols
     : name_(std::move(name)), summary_(std::move(summary)), default_cols_(default_cols) {
   if (name_.empty() || name_.find_first_of(" ,=/\"\n") != std::string::npos)
     throw UsageError(fmt::format("Divisible: '{}' is not a valid name (no spaces, commas, '=', '/' or quotes)", name_));
-  if (default_cols_ < 1) throw UsageError(fmt::format("Divisible '{}': default N = {} must be positive", name_, default_cols_));
+  if (default_cols_ < 1)
+    throw UsageError(fmt::format("Divisible '{}': default N = {} must be positive", name_, default_cols_));
 }
 
 Divisible::~Divisible() = default;
@@ -93,8 +95,8 @@ std::size_t Divisible::add_spec(Spec s) {
 void Divisible::set_halo(std::size_t id, index_t rows) {
   Spec& s = specs_.at(id);
   if (s.extents.front().kind != Extent::Kind::rows)
-    throw UsageError(fmt::format("Divisible '{}': array '{}' is whole (read by every processor): it has no halo", name_,
-                                 s.name));
+    throw UsageError(
+        fmt::format("Divisible '{}': array '{}' is whole (read by every processor): it has no halo", name_, s.name));
   if (rows < 0) throw UsageError(fmt::format("Divisible '{}': a halo of {} rows for '{}'", name_, rows, s.name));
   s.halo = rows;
 }
@@ -105,13 +107,22 @@ void Divisible::set_saved(std::size_t id) {
   saved_ = id;
 }
 
+void Divisible::granularity(index_t rows) {
+  if (rows < 1) throw UsageError(fmt::format("Divisible '{}': a granularity of {} rows (at least 1)", name_, rows));
+  granularity_ = rows;
+}
+
+index_t Divisible::min_rows() const {
+  index_t halo = 0;
+  for (const Spec& s : specs_) halo = std::max(halo, s.halo);
+  return std::max(granularity_, (halo + granularity_ - 1) / granularity_ * granularity_);
+}
+
 bool Divisible::exchanges_halos() const {
   return std::any_of(specs_.begin(), specs_.end(), [](const Spec& s) { return s.halo > 0; });
 }
 
-std::string Divisible::summary(index_t cols) const {
-  return fmt::format("{}: {} (N = {})", name_, summary_, cols);
-}
+std::string Divisible::summary(index_t cols) const { return fmt::format("{}: {} (N = {})", name_, summary_, cols); }
 
 std::vector<Workload::ArrayShape> Divisible::arrays(index_t rows, index_t cols, std::size_t slots) const {
   std::vector<ArrayShape> out;
@@ -139,6 +150,7 @@ class DivisibleProblem final : public Problem {
   index_t first_row() const override { return first_; }
   void prepare_round(const std::vector<Block>& blocks, bool together) override;
   void run_block(Controller& c, Block b, std::size_t slot) override;
+  ExchangeTimes exchange_times(std::size_t slot) const override { return times_.at(slot); }
   Check verify(const std::vector<Block>& blocks) const override;
   void perturb_output(index_t row, index_t col, double delta) override;
   std::span<const std::byte> output_bytes(Block b) const override;
@@ -157,9 +169,9 @@ class DivisibleProblem final : public Problem {
     index_t rows = -1;
   };
   struct Current {
-    Block local;                             // the block, in the window's rows
+    Block local;  // the block, in the window's rows
     std::vector<std::shared_ptr<void>> tiles;
-    std::vector<index_t> before, after;      // halo rows present, by array
+    std::vector<index_t> before, after;  // halo rows present, by array
   };
 
   bool split(const Spec& s) const { return s.extents.front().kind == Extent::Kind::rows; }
@@ -179,11 +191,13 @@ class DivisibleProblem final : public Problem {
   const Divisible& w_;
   index_t rows_, cols_, first_;
   std::uint64_t seed_;
-  std::vector<std::shared_ptr<void>> host_;                 // split arrays: the window's rows
+  std::vector<std::shared_ptr<void>> host_;                   // split arrays: the window's rows
   std::vector<std::vector<std::shared_ptr<void>>> replicas_;  // whole arrays: one per slot
-  std::vector<std::vector<Staging>> staging_;               // [slot][array]
-  std::vector<Current> current_;                            // [slot]
-  std::vector<Block> round_;                                // [slot]: the round's blocks, in window rows
+  std::vector<std::vector<Staging>> staging_;                 // [slot][array]
+  std::vector<Current> current_;                              // [slot]
+  std::vector<Block> round_;                                  // [slot]: the round's blocks, in window rows
+  std::vector<ExchangeTimes> times_;                          // [slot]: since prepare_round
+  index_t extent_ = 0;                                        // the round's instance: rows [0, extent_)
   bool together_ = false;
   Barrier barrier_;
 };
@@ -210,6 +224,8 @@ DivisibleProblem::DivisibleProblem(const Divisible& w, index_t rows, index_t col
   }
   staging_.assign(slots, std::vector<Staging>(n));
   current_.resize(slots);
+  times_.resize(slots);
+  extent_ = rows_;
 }
 
 std::vector<index_t> DivisibleProblem::extents(const Spec& s, index_t rows) const {
@@ -254,6 +270,15 @@ void DivisibleProblem::prepare_round(const std::vector<Block>& blocks, bool toge
   together_ = together;
   std::size_t active = 0;
   round_.clear();
+  times_.assign(times_.size(), ExchangeTimes{});
+  // Blocks together are one execution of the rows they cover: the instance ends after the last
+  // (its halo there is the matrix's edge, as in a run of those rows), whatever rows follow.
+  extent_ = rows_;
+  if (together) {
+    extent_ = 0;
+    for (const Block& b : blocks)
+      if (!b.empty() && b.end <= first_ + rows_) extent_ = std::max(extent_, b.end - first_);
+  }
   for (const Block& b : blocks) {
     const bool inside = !b.empty() && b.begin >= first_ && b.end <= first_ + rows_;  // else run_block refuses it
     round_.push_back(inside ? Block{b.begin - first_, b.end - first_} : Block{});
@@ -261,9 +286,10 @@ void DivisibleProblem::prepare_round(const std::vector<Block>& blocks, bool toge
     ++active;
     for (const Spec& s : w_.specs_)
       if (together && s.halo > b.rows())
-        throw UsageError(fmt::format("{}: a block of {} row{} is smaller than the halo of '{}' ({} rows): a "
-                                     "neighbour's halo would reach past it",
-                                     w_.name(), b.rows(), b.rows() == 1 ? "" : "s", s.name, s.halo));
+        throw UsageError(
+            fmt::format("{}: a block of {} row{} is smaller than the halo of '{}' ({} rows): a "
+                        "neighbour's halo would reach past it",
+                        w_.name(), b.rows(), b.rows() == 1 ? "" : "s", s.name, s.halo));
   }
   barrier_.reset(active);
 }
@@ -281,7 +307,7 @@ void DivisibleProblem::set_up(Controller& c, std::size_t slot) {
       cur.tiles[id] = replicas_[id].at(slot);
       continue;
     }
-    const index_t lo = std::max<index_t>(b.begin - s.halo, 0), hi = std::min(b.end + s.halo, rows_);
+    const index_t lo = std::max<index_t>(b.begin - s.halo, 0), hi = std::min(b.end + s.halo, std::max(extent_, b.end));
     cur.before[id] = b.begin - lo;
     cur.after[id] = hi - b.end;
     if (s.part == Part::scratch) {
@@ -310,8 +336,8 @@ void DivisibleProblem::set_up(Controller& c, std::size_t slot) {
     cur.tiles[id] = st.tile;
   }
   for (std::size_t id = 0; id < n; ++id)
-    w_.specs_[id].on(c, cur.tiles[id].get(), w_.specs_[id].part == Part::scratch ? Divisible::create_internal
-                                                                                : Divisible::attach);
+    w_.specs_[id].on(c, cur.tiles[id].get(),
+                     w_.specs_[id].part == Part::scratch ? Divisible::create_internal : Divisible::attach);
 }
 
 // Detaches (bringing outputs home) and frees scratch; with keep, halo'd arrays' own rows are
@@ -329,7 +355,8 @@ void DivisibleProblem::tear_down(Controller& c, std::size_t slot, bool keep) {
     }
     if (keep && s.halo > 0 && s.part != Part::scratch) {
       const std::size_t rb = row_bytes(s);
-      std::memcpy(host_rows(id, cur.local.begin), tile_data(id, cur.tiles[id]) + static_cast<std::size_t>(cur.before[id]) * rb,
+      std::memcpy(host_rows(id, cur.local.begin),
+                  tile_data(id, cur.tiles[id]) + static_cast<std::size_t>(cur.before[id]) * rb,
                   static_cast<std::size_t>(cur.local.rows()) * rb);
     }
     cur.tiles[id].reset();
@@ -363,9 +390,10 @@ void DivisibleProblem::exchange(Controller& c, std::size_t slot, std::size_t id)
   const Spec& s = w_.specs_.at(id);
   Current& cur = current_[slot];
   if (s.part != Part::output)
-    throw UsageError(fmt::format("{}: exchange of '{}': only outputs exchange halos (an input's halo is read "
-                                 "once, a scratch array has no host rows)",
-                                 w_.name(), s.name));
+    throw UsageError(
+        fmt::format("{}: exchange of '{}': only outputs exchange halos (an input's halo is read "
+                    "once, a scratch array has no host rows)",
+                    w_.name(), s.name));
   if (s.halo == 0) return;
   void* tile = cur.tiles[id].get();
   const index_t own_b = cur.before[id], own_e = own_b + cur.local.rows(), after = cur.after[id];
@@ -380,12 +408,20 @@ void DivisibleProblem::exchange(Controller& c, std::size_t slot, std::size_t id)
     return;
   }
   // Each block's launches finish before the barrier, all blocks at once: copy_rows then finds
-  // both controllers idle instead of waiting for one neighbour at a time under their locks.
+  // both controllers idle instead of waiting for one neighbour at a time under their locks. The
+  // wait at the first barrier is for the others' kernels (a slower neighbour); from there on, the
+  // exchange itself (exchange_times).
+  using clock = std::chrono::steady_clock;
   c.wait();
+  const auto arrived = clock::now();
   barrier_.wait();
+  const auto released = clock::now();
   take_halo(c, slot, id, 0, own_b, cur.local.begin - own_b);
   take_halo(c, slot, id, own_e, own_e + after, cur.local.end);
   barrier_.wait();
+  ExchangeTimes& t = times_[slot];
+  t.waiting += std::chrono::duration<double>(released - arrived).count();
+  t.exchanging += std::chrono::duration<double>(clock::now() - released).count();
 }
 
 // Rows [b, e) of the slot's tile of array `id`, which hold instance rows from `row` (window rows):
@@ -493,7 +529,11 @@ index_t BlockRun::halo_rows(std::size_t id, bool before) const {
 void BlockRun::exchange(std::size_t id) const { problem_.exchange(controller_, slot_, id); }
 
 Results::Results(const DivisibleProblem& p, std::vector<Block> blocks, bool standalone)
-    : problem_(p), blocks_(std::move(blocks)), first_row_(p.first_), rows_(p.rows_), cols_(p.cols_),
+    : problem_(p),
+      blocks_(std::move(blocks)),
+      first_row_(p.first_),
+      rows_(standalone ? p.rows_ : p.extent_),
+      cols_(p.cols_),
       standalone_(standalone) {}
 
 std::span<const std::byte> Results::data(std::size_t id, std::size_t elem_size, std::size_t rank) const {

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 #include <hwloc.h>
 #include <sched.h>
+#include <sys/resource.h>
 
 #include <algorithm>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
@@ -105,6 +107,40 @@ std::vector<int> packages_of(const std::vector<int>& cores) {
   return {out.begin(), out.end()};
 }
 
+namespace {
+
+// The first number of a file, or nullopt (a missing file, "max").
+std::optional<std::uint64_t> number_in(const char* path) {
+  std::ifstream in(path);
+  std::uint64_t v = 0;
+  if (!(in >> v)) return std::nullopt;
+  return v;
+}
+
+std::optional<std::uint64_t> mem_available() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  std::uint64_t kib = 0;
+  std::string unit;
+  while (in >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> available_memory() {
+  std::optional<std::uint64_t> least = mem_available();
+  const auto take = [&](std::optional<std::uint64_t> v) {
+    if (v && (!least || *v < *least)) least = v;
+  };
+  const auto max = number_in("/sys/fs/cgroup/memory.max"), current = number_in("/sys/fs/cgroup/memory.current");
+  if (max && current) take(*max > *current ? *max - *current : 0);
+  rlimit as{};
+  if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) take(static_cast<std::uint64_t>(as.rlim_cur));
+  return least;
+}
+
 std::vector<DeviceSpec> suggested_processors(const Machine& m, int cpu_groups) {
   std::vector<int> cores = m.usable;
   // One core per GPU for its controller's host thread, as the paper's abstract processors do,
@@ -139,7 +175,8 @@ energy::DeviceSpec energy_device(const DeviceSpec& spec) {
       std::vector<int> all;
       for (const auto& [core, pkg] : package_map()) all.push_back(core);
       cores = affinity(all);
-      if (spec.count > 0 && static_cast<std::size_t>(spec.count) < cores.size()) cores.resize(static_cast<std::size_t>(spec.count));
+      if (spec.count > 0 && static_cast<std::size_t>(spec.count) < cores.size())
+        cores.resize(static_cast<std::size_t>(spec.count));
     }
     auto d = energy::DeviceSpec::cpu(packages_of(cores), true, cores);
     d.label = spec.str();

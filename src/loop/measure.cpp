@@ -52,7 +52,7 @@ MeasureResult measure(Platform& team, Problem& problem, const std::vector<Block>
   if (mode == RoundMode::executions) out.batch = calibrate_batch(team, problem, blocks, warm.wall_s);
 
   std::vector<std::vector<double>> times(n), energies(n), helds(n);
-  std::vector<double> walls, windows, runs(n, 0.0);
+  std::vector<double> walls, windows, runs(n, 0.0), exchange(n, 0.0);
   int resized = 0;
   const auto stopped = [&] { return team.any(stop != nullptr && stop->load()); };
   while (!stopped()) {
@@ -73,10 +73,14 @@ MeasureResult measure(Platform& team, Problem& problem, const std::vector<Block>
         energies[i].clear();
         helds[i].clear();
         runs[i] = 0;
+        exchange[i] = 0;
       }
       continue;
     }
-    for (std::size_t i = 0; i < n; ++i) runs[i] += r.runs[i];
+    for (std::size_t i = 0; i < n; ++i) {
+      runs[i] += r.runs[i];
+      if (i < r.exchange_s.size()) exchange[i] += r.exchange_s[i];
+    }
     ++out.reps;
     walls.push_back(r.wall_s);
     windows.push_back(r.window_s);
@@ -117,6 +121,7 @@ MeasureResult measure(Platform& team, Problem& problem, const std::vector<Block>
   for (std::size_t i = 0; i < n; ++i) {
     out.processors[i].time = estimate(times[i]);
     out.processors[i].runs_per_round = out.reps > 0 ? runs[i] / out.reps : 0.0;
+    out.processors[i].exchange_s = out.reps > 0 ? exchange[i] / out.reps : 0.0;
     if (team.info(i).has_energy()) {
       // A processor without work still has its idle device measured over the window.
       out.processors[i].energy = estimate(energies[i]);

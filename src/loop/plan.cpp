@@ -3,6 +3,7 @@
 #include <ctrl/loop/args.hpp>
 #include <ctrl/loop/front_file.hpp>
 #include <ctrl/loop/held.hpp>
+#include <ctrl/loop/model.hpp>
 #include <ctrl/loop/profile_file.hpp>
 #include <ctrl/partition/load_balanced.hpp>
 #include <ctrl/partition/pareto.hpp>
@@ -20,6 +21,7 @@ namespace {
 // The profile, read once, with its provenance when `ctrl profile` wrote it.
 struct Source {
   std::optional<partition::Profile> profile;
+  std::optional<partition::ProfileModel> model;  // between its measured sizes (model.hpp)
   ProfileFile meta;
   HeldPower held;  // the profile's held powers (none for a plain CSV)
 };
@@ -28,16 +30,19 @@ Source read_source(const Workload& app, const PlanRequest& r) {
   Source s;
   if (r.profile.empty()) return s;
   LoadedProfile loaded = read_profile(r.profile);
+  s.model = profile_model(loaded);
   s.profile = std::move(loaded.profile);
   if (loaded.file) s.meta = std::move(*loaded.file);
   if (loaded.file) s.held = held_model(s.meta);
   if (!s.meta.rows.empty() && s.meta.rows.front().app != app.identity())
-    throw UsageError(fmt::format("{} is a profile of {}, not of {}", r.profile, s.meta.rows.front().app, app.identity()));
+    throw UsageError(
+        fmt::format("{} is a profile of {}, not of {}", r.profile, s.meta.rows.front().app, app.identity()));
   return s;
 }
 
-void take_point(Plan& plan, const partition::Solution& s, std::size_t front_points = 0) {
+void take_point(Plan& plan, const partition::Solution& s, std::size_t front_points = 0, std::size_t k = 0) {
   plan.front_points = front_points;
+  plan.front_point = front_points > 0 ? k + 1 : 0;
   plan.rows.assign(s.distribution.begin(), s.distribution.end());
   plan.time = s.time;
   plan.energy = s.energy;
@@ -48,27 +53,29 @@ void take_point(Plan& plan, const partition::Solution& s, std::size_t front_poin
 bool is_balanced(const Pick& pick) { return pick.kind == Pick::load_balanced || pick.kind == Pick::even; }
 
 void take_balanced(Plan& plan, const Pick& pick, const Source& src, index_t workload, const std::string& path) {
-  const partition::Profile& profile = *src.profile;
-  const auto s = pick.kind == Pick::even ? partition::even_split(profile, workload, plan.model)
-                                         : partition::load_balanced(profile, workload, plan.model);
+  const auto s = model_balanced(*src.model, src.held, workload,
+                                pick.kind == Pick::even ? Balance::even : Balance::load_balanced, plan.model);
   if (!s)
     throw InfeasibleError(fmt::format("no {} distribution of {} with the sizes of {} (none gives every processor work)",
                                       pick.name(), workload, path));
-  take_point(plan, held_solution(profile, src.held, s->distribution, workload, plan.model));
+  take_point(plan, *s);
 }
 
 std::size_t point_index(const Pick& pick, std::size_t points, const std::string& where) {
   switch (pick.kind) {
-    case Pick::fastest: return 0;
-    case Pick::least_energy: return points - 1;
+    case Pick::fastest:
+      return 0;
+    case Pick::least_energy:
+      return points - 1;
     case Pick::point:
       if (pick.k < 1 || pick.k > points)
-        throw UsageError(fmt::format("pick {}: {} has {} point{} (1 to {})", pick.k, where, points,
-                                     points == 1 ? "" : "s", points));
+        throw UsageError(
+            fmt::format("pick {}: {} has {} point{} (1 to {})", pick.k, where, points, points == 1 ? "" : "s", points));
       return pick.k - 1;
     case Pick::load_balanced:
     case Pick::even:
-    case Pick::all: break;
+    case Pick::all:
+      break;
   }
   throw UsageError("point_index: the " + pick.name() + " distribution is not a point of the front");
 }
@@ -97,14 +104,13 @@ void plan_from_front(Plan& plan, const PlanRequest& r, const Source& src) {
     return;
   }
   const std::size_t k = point_index(*r.pick, f.front.size(), "the front " + r.front);
-  take_point(plan, f.front[k], f.front.size());
+  take_point(plan, f.front[k], f.front.size(), k);
   if (f.time_only) plan.energy.reset();
   plan.source = fmt::format("{} point {} of {} ({})", r.front, k + 1, f.front.size(), r.pick->name());
 }
 
 void plan_from_profile(Plan& plan, const PlanRequest& r, const Source& src) {
-  const partition::Profile& profile = *src.profile;
-  plan.processors = profile.names();
+  plan.processors = src.profile->names();
   const index_t workload = *r.workload;
   if (is_balanced(*r.pick)) {
     take_balanced(plan, *r.pick, src, workload, r.profile);
@@ -113,11 +119,11 @@ void plan_from_profile(Plan& plan, const PlanRequest& r, const Source& src) {
   }
   // A front whose points are ordered by the energy of processors that have none would be wrong.
   if (picks_by_energy(*r.pick)) require_energy(src.meta, r.profile, "a pick by time (fastest, load-balanced)");
-  const partition::Front front = held_front(profile, src.held, workload, plan.model);
+  const partition::Front front = model_front(*src.model, src.held, workload, plan.model);
   if (front.empty())
     throw InfeasibleError(fmt::format("workload {} cannot be split exactly with the sizes in {}", workload, r.profile));
   const std::size_t k = point_index(*r.pick, front.size(), "the front of " + r.profile);
-  take_point(plan, front[k], front.size());
+  take_point(plan, front[k], front.size(), k);
   plan.source = fmt::format("point {} of {} of the front of {} from {}", k + 1, front.size(), workload, r.profile);
 }
 
@@ -180,12 +186,18 @@ Pick Pick::parse(std::string_view text) {
 
 std::string Pick::name() const {
   switch (kind) {
-    case fastest: return "fastest";
-    case least_energy: return "least energy";
-    case load_balanced: return "load-balanced";
-    case even: return "even split";
-    case all: return "all";
-    case point: break;
+    case fastest:
+      return "fastest";
+    case least_energy:
+      return "least energy";
+    case load_balanced:
+      return "load-balanced";
+    case even:
+      return "even split";
+    case all:
+      return "all";
+    case point:
+      break;
   }
   return fmt::format("point {}", k);
 }
@@ -199,8 +211,10 @@ Plan plan_run(const Workload& app, const PlanRequest& r) {
   const Source src = read_source(app, r);
   Plan plan;
   plan.profile = r.profile;
-  if (!r.split.empty()) plan_from_split(plan, r);
-  else if (!r.front.empty()) plan_from_front(plan, r, src);
+  if (!r.split.empty())
+    plan_from_split(plan, r);
+  else if (!r.front.empty())
+    plan_from_front(plan, r, src);
   else
     plan_from_profile(plan, r, src);
   index_t m = 0;
@@ -210,6 +224,10 @@ Plan plan_run(const Workload& app, const PlanRequest& r) {
     throw UsageError(fmt::format("{}: {}", plan.source, e.what()));
   }
   if (m <= 0) throw UsageError(fmt::format("{}: the distribution gives no rows to any processor", plan.source));
+  for (std::size_t i = 0; i < plan.rows.size(); ++i)
+    if (plan.rows[i] % app.granularity() != 0)
+      throw UsageError(fmt::format("{}: {} rows for {} are not a multiple of {}'s granularity, {} rows", plan.source,
+                                   plan.rows[i], plan.processors[i], app.name(), app.granularity()));
   choose_cols(plan, app, r, src.meta);
   // Before any process allocates: the whole problem must be one that can be indexed and allocated.
   try {
@@ -218,7 +236,15 @@ Plan plan_run(const Workload& app, const PlanRequest& r) {
     throw UsageError(fmt::format("{} ({} row{}) with N = {} (from {}): {}", plan.source, m, m == 1 ? "" : "s",
                                  plan.cols, plan.cols_from, e.what()));
   }
-  if (src.profile) plan.predicted = predict(*src.profile, plan.processors, plan.rows, src.held);
+  if (src.model) {
+    plan.predicted = predict(*src.model, plan.processors, plan.rows, src.held);
+    // The file's energy 0 of a processor without a sensor is no measurement.
+    const std::vector<std::string> none = processors_without_energy(src.meta);
+    for (std::size_t i = 0; i < plan.processors.size(); ++i)
+      if (plan.rows[i] != 0 && std::find(none.begin(), none.end(), plan.processors[i]) != none.end())
+        plan.predicted[i] = {plan.predicted[i].time, std::nullopt, std::nullopt};
+    if (src.profile->names() == plan.processors) plan.interpolated = interpolation_note(*src.model, plan.rows);
+  }
   plan.base_power = base_powers(src.meta);
   const auto held = held_powers(src.meta);
   for (std::size_t i = 0; i < held.size(); ++i)
@@ -233,9 +259,14 @@ std::vector<Plan> plan_front(const Workload& app, const PlanRequest& r) {
   std::vector<Plan> plans{plan_run(app, one)};
   // The fastest point is the first of a front of time and energy, and a front of time only has no
   // other; a pick by energy is refused where some processor has no energy (plan_run's rule).
-  for (std::size_t k = 2; k <= plans.front().front_points; ++k) {
+  const std::size_t n = plans.front().front_points, want = r.points == 0 ? n : std::min(r.points, n);
+  std::size_t last = 1;
+  for (std::size_t j = 1; j < want; ++j) {
+    const std::size_t k = 1 + (j * (n - 1) + (want - 1) / 2) / (want - 1);  // evenly spaced, rounded
+    if (k == last) continue;
     one.pick = Pick{Pick::point, k};
     plans.push_back(plan_run(app, one));
+    last = k;
   }
   return plans;
 }
@@ -290,15 +321,22 @@ std::string to_text(const Plan& p) {
   nlohmann::json predicted = nlohmann::json::array();
   for (const auto& x : p.predicted)
     predicted.push_back({optional_json(x.time), optional_json(x.energy), optional_json(x.held)});
-  const nlohmann::json j{{"processors", p.processors}, {"rows", p.rows},
-                         {"source", p.source},         {"time", optional_json(p.time)},
+  const nlohmann::json j{{"processors", p.processors},
+                         {"rows", p.rows},
+                         {"source", p.source},
+                         {"time", optional_json(p.time)},
                          {"energy", optional_json(p.energy)},
                          {"total", p.model.kind == partition::EnergyKind::total},
                          {"base_power_w", p.model.base_power},
-                         {"cols", p.cols},             {"cols_from", p.cols_from},
-                         {"predicted", predicted},     {"base_power", p.base_power},
-                         {"held_power", p.held_power},  {"front_points", p.front_points},
-                         {"profile", p.profile}};
+                         {"cols", p.cols},
+                         {"cols_from", p.cols_from},
+                         {"predicted", predicted},
+                         {"base_power", p.base_power},
+                         {"held_power", p.held_power},
+                         {"front_points", p.front_points},
+                         {"profile", p.profile},
+                         {"interpolated", p.interpolated},
+                         {"front_point", p.front_point}};
   return j.dump();
 }
 
@@ -320,6 +358,8 @@ Plan plan_from_text(const std::string& text) {
   p.held_power = j.at("held_power").get<std::vector<std::pair<std::string, double>>>();
   p.front_points = j.at("front_points").get<std::size_t>();
   p.profile = j.at("profile").get<std::string>();
+  p.interpolated = j.at("interpolated").get<std::string>();
+  p.front_point = j.at("front_point").get<std::size_t>();
   return p;
 }
 

@@ -23,26 +23,34 @@ namespace ctrl::loop {
 
 namespace {
 
-constexpr const char* columns[] = {"processor",  "size",          "time",
-                                   "energy",     "reps",          "batch",
-                                   "time_ci",    "energy_ci",     "energy_measured",
-                                   "base_power", "energy_source", "energy_provenance",
-                                   "converged",  "gflops",        "app",
-                                   "cols",       "held_power"};
+constexpr const char* columns[] = {"processor",    "size",          "time",
+                                   "energy",       "reps",          "batch",
+                                   "time_ci",      "energy_ci",     "energy_measured",
+                                   "base_power",   "energy_source", "energy_provenance",
+                                   "converged",    "gflops",        "app",
+                                   "cols",         "held_power",    "granularity",
+                                   "exchange_time"};
 constexpr std::size_t ncols = std::size(columns);
 // Earlier formats, read and rewritten in the current one when resumed. v1 (before estimates):
 // without energy_provenance, its energies taken as measured where they have a source. v2 (before
-// held power): without held_power, its processors' held power unknown (0 W in predictions).
+// held power): without held_power, its processors' held power unknown (0 W in predictions). v3
+// (before sizes between measured ones): without granularity (1 row) and exchange_time (none).
 constexpr std::size_t provenance_column = 11;
 constexpr std::size_t held_column = 16;
-constexpr std::size_t ncols_v2 = ncols - 1;
-constexpr std::size_t ncols_v1 = ncols - 2;
+constexpr std::size_t granularity_column = 17;
+constexpr std::size_t exchange_column = 18;
+constexpr std::size_t ncols_v3 = ncols - 2;
+constexpr std::size_t ncols_v2 = ncols - 3;
+constexpr std::size_t ncols_v1 = ncols - 4;
+
+// The columns a format of n columns has: a prefix of `columns`, v1 without energy_provenance.
+std::size_t prefix_of(std::size_t n) { return n == ncols_v1 ? n + 1 : n; }
 
 std::string header_of(std::size_t n) {
   std::string h;
-  for (std::size_t i = 0, k = 0; k < n; ++i) {
+  for (std::size_t i = 0; i < prefix_of(n); ++i) {
     if (n == ncols_v1 && i == provenance_column) continue;
-    h += (k++ ? "," : "") + std::string(columns[i]);
+    h += (h.empty() ? "" : ",") + std::string(columns[i]);
   }
   return h;
 }
@@ -59,11 +67,12 @@ std::string format_profile_row(const ProfileRow& r) {
   if ((r.energy_provenance == energy::Provenance::absent) != (r.energy_source == "none"))
     throw UsageError(fmt::format("profile row of {} at size {}: energy_provenance {} with energy_source '{}'",
                                  r.processor, r.size, energy::to_string(r.energy_provenance), r.energy_source));
-  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", io::csv_field(r.processor), r.size,
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", io::csv_field(r.processor), r.size,
                      number(r.time), number(r.energy), r.reps, r.batch, number(r.time_ci), optional_number(r.energy_ci),
                      optional_number(r.energy_measured), optional_number(r.base_power), io::csv_field(r.energy_source),
                      energy::to_string(r.energy_provenance), r.converged ? 1 : 0, number(r.gflops),
-                     io::csv_field(r.app), r.cols, optional_number(r.held_power));
+                     io::csv_field(r.app), r.cols, optional_number(r.held_power), r.granularity,
+                     optional_number(r.exchange_time));
 }
 
 namespace {
@@ -80,7 +89,7 @@ std::string read_if_present(const std::string& path) {
 std::size_t profile_columns(const std::string& text) {
   std::string line = text.substr(0, text.find('\n'));
   if (!line.empty() && line.back() == '\r') line.pop_back();
-  for (const std::size_t n : {ncols, ncols_v2, ncols_v1})
+  for (const std::size_t n : {ncols, ncols_v3, ncols_v2, ncols_v1})
     if (line == header_of(n)) return n;
   return 0;
 }
@@ -117,7 +126,7 @@ class RowFields {
 
   const std::string& operator[](std::size_t column) const {
     static const std::string none;
-    if (column >= held_column && n_ < ncols) return none;  // a column the file's format has not
+    if (column >= prefix_of(n_)) return none;  // a column the file's format has not
     return fields_[n_ == ncols_v1 && column > provenance_column ? column - 1 : column];
   }
   const std::string& where() const { return where_; }
@@ -181,28 +190,50 @@ ProfileRow parse_row(const RowFields& f, std::size_t n) {
   r.app = f[14];
   r.cols = f.count(15, "cols");
   r.held_power = f.optional(held_column, "held_power");
+  r.granularity = f[granularity_column].empty() ? 1 : f.count(granularity_column, "granularity");
+  r.exchange_time = f.optional(exchange_column, "exchange_time");
+  if (r.granularity < 1) throw UsageError(fmt::format("{}: granularity 0: a part is at least 1 row", f.where()));
+  if (r.exchange_time && !(*r.exchange_time >= 0 && *r.exchange_time <= r.time))
+    throw UsageError(
+        fmt::format("{}: exchange_time {} is not within the row's time, 0 to {}", f.where(), *r.exchange_time, r.time));
   if (r.processor.empty() || r.size <= 0)
     throw UsageError(fmt::format("{}: a row needs a processor and a size > 0", f.where()));
   return r;
 }
 
-// Keeps the rows of complete sizes (every processor of the file has a row), counting the others.
-void keep_complete_sizes(ProfileFile& pf, std::vector<ProfileRow> rows, const std::string& path) {
+// Keeps the rows of complete steps. `ctrl profile` writes one step at a time: one row per
+// processor, in the same order, all in one write. A step is a run of rows in which no processor
+// repeats; it is complete when it has every processor of the file and, for the last one, when the
+// text did not end in the middle of a line (`torn`). The others are counted as dropped.
+void keep_complete_steps(ProfileFile& pf, std::vector<ProfileRow> rows, bool torn, const std::string& path) {
+  std::vector<std::string> all;
   for (const auto& r : rows)
+    if (std::find(all.begin(), all.end(), r.processor) == all.end()) all.push_back(r.processor);
+  std::set<std::pair<std::string, index_t>> seen;
+  for (const auto& r : rows)
+    if (!seen.insert({r.processor, r.size}).second)
+      throw UsageError(fmt::format("{}: processor {} has two rows for size {}", path, r.processor, r.size));
+  std::size_t begin = 0;
+  while (begin < rows.size()) {
+    std::set<std::string> step;
+    std::size_t end = begin;
+    while (end < rows.size() && step.insert(rows[end].processor).second) ++end;
+    const bool complete = step.size() == all.size() && !(torn && end == rows.size());
+    for (std::size_t k = begin; k < end; ++k) {
+      if (complete)
+        pf.rows.push_back(std::move(rows[k]));
+      else
+        ++pf.dropped_rows;
+    }
+    begin = end;
+  }
+  for (const auto& r : pf.rows)
     if (std::find(pf.processors.begin(), pf.processors.end(), r.processor) == pf.processors.end())
       pf.processors.push_back(r.processor);
-  std::map<index_t, std::set<std::string>> seen;
-  for (const auto& r : rows)
-    if (!seen[r.size].insert(r.processor).second)
-      throw UsageError(fmt::format("{}: processor {} has two rows for size {}", path, r.processor, r.size));
-  for (const auto& [size, procs] : seen)
-    if (procs.size() == pf.processors.size()) pf.complete_sizes.push_back(size);
-  for (auto& r : rows) {
-    if (std::binary_search(pf.complete_sizes.begin(), pf.complete_sizes.end(), r.size))
-      pf.rows.push_back(std::move(r));
-    else
-      ++pf.dropped_rows;
-  }
+  std::map<index_t, std::size_t> count;
+  for (const auto& r : pf.rows) ++count[r.size];
+  for (const auto& [size, k] : count)
+    if (k == pf.processors.size()) pf.complete_sizes.push_back(size);
 }
 
 }  // namespace
@@ -240,7 +271,13 @@ ProfileFile parse_profile_file(const std::string& text, const std::string& path)
       throw UsageError(fmt::format("{}: a row with {} fields; a profile row has {}", where, fields.size(), n));
     rows.push_back(parse_row(RowFields(fields, n, where), n));
   }
-  keep_complete_sizes(pf, std::move(rows), path);
+  // A cut line that starts the next step (every step starts with the first processor) leaves the
+  // step before it whole; any other cut line is the end of the last step's write.
+  const bool cut_row = !last_complete && lines.size() > 1;
+  const bool torn =
+      cut_row && !(!rows.empty() && lines.back().rfind(io::csv_field(rows.front().processor) + ",", 0) == 0);
+  pf.cut_short = !last_complete;
+  keep_complete_steps(pf, std::move(rows), torn, path);
   return pf;
 }
 
@@ -253,9 +290,10 @@ ProfileWriter::ProfileWriter(const std::string& path) : path_(path) {
     throw UsageError(fmt::format("--out {}", e.what()));
   }
   if (!file)
-    throw UsageError(fmt::format("--out {}: another ctrl profile is writing it (it holds the file's lock); wait for "
-                                 "it to end, or choose another --out",
-                                 path));
+    throw UsageError(
+        fmt::format("--out {}: another ctrl profile is writing it (it holds the file's lock); wait for "
+                    "it to end, or choose another --out",
+                    path));
   fd_ = std::move(file->fd);
   created_ = file->created;
   empty_ = file->contents.empty();
@@ -264,7 +302,8 @@ ProfileWriter::ProfileWriter(const std::string& path) : path_(path) {
 
 ProfileWriter::~ProfileWriter() {
   // A profile this command created and wrote nothing into is not left behind as an empty file.
-  struct stat mine {}, now {};
+  struct stat mine {
+  }, now{};
   if (created_ && !wrote_ && ::fstat(fd_.get(), &mine) == 0 && ::stat(path_.c_str(), &now) == 0 &&
       mine.st_dev == now.st_dev && mine.st_ino == now.st_ino)
     ::unlink(path_.c_str());
@@ -274,8 +313,17 @@ void ProfileWriter::fail(const std::string& what) const {
   throw UsageError(fmt::format("--out {}: cannot {}: {}", path_, what, std::strerror(errno)));
 }
 
+void ProfileWriter::drop(const std::vector<std::pair<std::string, index_t>>& rows) {
+  const auto gone = [&](const ProfileRow& r) {
+    return std::find(rows.begin(), rows.end(), std::pair<std::string, index_t>(r.processor, r.size)) != rows.end();
+  };
+  const auto first = std::remove_if(existing_.rows.begin(), existing_.rows.end(), gone);
+  rewrite_ |= first != existing_.rows.end();
+  existing_.rows.erase(first, existing_.rows.end());
+}
+
 void ProfileWriter::start() {
-  if (existing_.dropped_rows > 0 || existing_.earlier_format) {
+  if (rewrite_ || existing_.dropped_rows > 0 || existing_.earlier_format || existing_.cut_short) {
     // Rows of an interrupted size are dropped: the file is replaced (atomically) by its complete
     // sizes, and the replacement, locked since its creation, is the file appended to from now on.
     // A file of an earlier format is rewritten in the current one the same way, so that its rows
@@ -320,9 +368,10 @@ LoadedProfile read_profile(const std::string& path) {
   }
   loaded.file = parse_profile_file(text, path);
   if (loaded.file->rows.empty())
-    throw UsageError(fmt::format("{}: no size has been measured on every processor yet (an interrupted `ctrl "
-                                 "profile`: run it again to resume)",
-                                 path));
+    throw UsageError(
+        fmt::format("{}: no size has been measured yet (an interrupted `ctrl profile`: run it again to "
+                    "resume)",
+                    path));
   loaded.profile = to_partition_profile(*loaded.file);
   return loaded;
 }

@@ -1,5 +1,7 @@
 #include <ctrl/loop/run.hpp>
 
+#include <ctrl/loop/model.hpp>
+
 #include <ctrl/sizes.hpp>
 
 #include <fmt/format.h>
@@ -44,7 +46,8 @@ RunOutcome run_distribution(const Workload& app, const RunRequest& req, Platform
     throw UsageError(fmt::format("{}: a distribution of {} part{} for {} processors", app.name(), req.rows.size(),
                                  req.rows.size() == 1 ? "" : "s", team.size()));
   if (!req.predicted.empty() && req.predicted.size() != team.size())
-    throw UsageError(fmt::format("{}: {} predictions for {} processors", app.name(), req.predicted.size(), team.size()));
+    throw UsageError(
+        fmt::format("{}: {} predictions for {} processors", app.name(), req.predicted.size(), team.size()));
   RunOutcome out;
   out.cols = req.cols > 0 ? req.cols : app.default_cols();
   const auto blocks = consecutive_blocks(req.rows);
@@ -120,11 +123,13 @@ void add_held_tails(std::vector<Prediction>& out, const std::vector<index_t>& ro
 
 }  // namespace
 
-std::vector<Prediction> predict(const partition::Profile& profile, const std::vector<std::string>& names,
+std::vector<Prediction> predict(const partition::ProfileModel& model, const std::vector<std::string>& names,
                                 const std::vector<index_t>& rows, const HeldPower& held) {
   if (names.size() != rows.size())
     throw UsageError(fmt::format("predict: {} processors and {} parts", names.size(), rows.size()));
-  const std::vector<std::string> known = profile.names();
+  const std::vector<std::string> known = model.measured().names();
+  index_t total = 0;
+  for (const index_t x : rows) total += x;
   std::vector<Prediction> out(names.size());
   std::vector<double> h(names.size(), 0.0);
   for (std::size_t i = 0; i < names.size(); ++i) {
@@ -136,20 +141,28 @@ std::vector<Prediction> predict(const partition::Profile& profile, const std::ve
       continue;
     }
     if (it == known.end()) continue;
-    if (const auto* pt = profile[k].find(rows[i])) out[i] = {pt->time, pt->energy, std::nullopt};
+    // A processor with every row has no neighbour: its point alone, where the model has one.
+    if (const auto pt = model.at(k, static_cast<double>(rows[i]), rows[i] == total))
+      out[i] = {pt->time, pt->energy, std::nullopt};
   }
   add_held_tails(out, rows, h);
   return out;
 }
 
+std::vector<Prediction> predict(const partition::Profile& profile, const std::vector<std::string>& names,
+                                const std::vector<index_t>& rows, const HeldPower& held) {
+  return predict(partition::ProfileModel(profile, {.interpolate = false}), names, rows, held);
+}
+
 std::vector<Prediction> predict(const ProfileFile& profile, const std::vector<std::string>& names,
                                 const std::vector<index_t>& rows) {
-  std::vector<Prediction> out = predict(to_partition_profile(profile), names, rows, held_model(profile));
+  const LoadedProfile loaded{to_partition_profile(profile), profile};
+  std::vector<Prediction> out = predict(profile_model(loaded), names, rows, held_model(profile));
   // The file's energy 0 of a processor without a sensor is no measurement.
+  const std::vector<std::string> none = processors_without_energy(profile);
   for (std::size_t i = 0; i < names.size(); ++i)
-    for (const auto& r : profile.rows)
-      if (rows[i] != 0 && r.processor == names[i] && r.size == rows[i] && r.energy_source == "none")
-        out[i] = {out[i].time, std::nullopt, std::nullopt};
+    if (rows[i] != 0 && std::find(none.begin(), none.end(), names[i]) != none.end())
+      out[i] = {out[i].time, std::nullopt, std::nullopt};
   return out;
 }
 

@@ -20,7 +20,9 @@ namespace {
 
 using Clock = energy::Clock;
 
-double seconds_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+double seconds_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
 
 // Counters that change this seldom are read until they change (see team.hpp).
 constexpr double align_threshold_s = 0.01;
@@ -47,8 +49,8 @@ Reading read_aligned(energy::Meter& meter, Clock& clock) {
   const double interval = meter.info().update_interval_s;
   Reading first = read_meter(meter, clock);
   if (!aligns(meter.info())) return first;
-  const auto deadline = first.t + std::chrono::duration_cast<Clock::duration>(
-                                      std::chrono::duration<double>(3 * interval + 0.05));
+  const auto deadline =
+      first.t + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(3 * interval + 0.05));
   for (;;) {
     Reading r = read_meter(meter, clock);
     if (r.joules != first.joules || r.t > deadline) return r;
@@ -150,8 +152,10 @@ Team::Team(const std::vector<DeviceSpec>& devices, TeamOptions options) : option
     std::size_t k = 0;
     for (auto& m : members_) {
       const auto& d = m->info.spec;
-      if (d.kind == "cpu" || d.kind == "offload") m->driver_cores = spec_cores(d);
-      else if (!spare.empty()) m->driver_cores = {spare[k++ % spare.size()]};
+      if (d.kind == "cpu" || d.kind == "offload")
+        m->driver_cores = spec_cores(d);
+      else if (!spare.empty())
+        m->driver_cores = {spare[k++ % spare.size()]};
     }
   }
   if (!options_.energy) {
@@ -329,10 +333,12 @@ RoundResult Team::fill(Problem& problem, const std::vector<Block>& blocks, doubl
 RoundResult Team::round(Problem& problem, const std::vector<Block>& blocks, int batch, double seconds) {
   const std::size_t n = members_.size();
   if (blocks.size() != n)
-    throw UsageError(fmt::format("a round needs one block per processor: {} blocks for {} processors", blocks.size(), n));
+    throw UsageError(
+        fmt::format("a round needs one block per processor: {} blocks for {} processors", blocks.size(), n));
   RoundResult r;
   r.batch = std::max(batch, 1);
   r.time_s.assign(n, 0.0);
+  r.exchange_s.assign(n, 0.0);
   r.runs.assign(n, 0);
   r.dynamic_j.assign(n, std::nullopt);
 
@@ -355,7 +361,8 @@ RoundResult Team::round(Problem& problem, const std::vector<Block>& blocks, int 
         pin_to(members_[i]->driver_cores);
         go.arrive_and_wait();
         start[i] = clock().now();
-        const auto deadline = start[i] + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+        const auto deadline =
+            start[i] + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
         try {
           if (batch > 0) {
             for (int k = 0; k < batch; ++k) problem.run_block(*members_[i]->controller, blocks[i], i);
@@ -380,21 +387,25 @@ RoundResult Team::round(Problem& problem, const std::vector<Block>& blocks, int 
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
   Clock::time_point last = released;
+  std::vector<double> waited(n, 0.0);
   for (std::size_t i = 0; i < n; ++i) {
     if (blocks[i].empty()) continue;
-    r.time_s[i] = seconds_between(start[i], end[i]) / r.runs[i];
+    const Problem::ExchangeTimes x = problem.exchange_times(i);
+    waited[i] = std::clamp(x.waiting, 0.0, seconds_between(start[i], end[i]));
+    r.time_s[i] = (seconds_between(start[i], end[i]) - waited[i]) / r.runs[i];
+    r.exchange_s[i] = x.exchanging / r.runs[i];
     last = std::max(last, end[i]);
   }
   r.wall_s = seconds_between(released, last) / r.batch;
 
-  round_energies(blocks, batch, {start, end, released, last}, e0, e1, r);
+  round_energies(blocks, batch, {start, end, released, last, waited}, e0, e1, r);
   return r;
 }
 
 void Team::round_energies(const std::vector<Block>& blocks, int batch, const RoundTimes& times,
                           const std::vector<detail::MeterReading>& e0, std::vector<detail::MeterReading>& e1,
                           RoundResult& r) {
-  const auto& [start, end, released, last] = times;
+  const auto& [start, end, released, last, waited] = times;
   const std::size_t n = members_.size();
   r.held_j.assign(n, std::nullopt);
   for (std::size_t i = 0; i < n; ++i) {
@@ -410,7 +421,7 @@ void Team::round_energies(const std::vector<Block>& blocks, int batch, const Rou
       continue;
     }
     r.window_s = std::max(r.window_s, seconds_between(e0[i].t, e1[i].t));
-    const double own = dynamic_over(e0[i], e1[i], base, held, seconds_between(start[i], end[i]));
+    const double own = dynamic_over(e0[i], e1[i], base, held, seconds_between(start[i], end[i]) - waited[i]);
     if (batch == 0) {
       r.dynamic_j[i] = own / r.runs[i];
       continue;

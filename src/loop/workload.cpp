@@ -48,6 +48,14 @@ void Workload::check_size(index_t rows, index_t cols, std::size_t slots) const {
         fmt::format("{}: {} rows exceed {}, the most rows that BLAS and FFTW take", name(), rows, INT_MAX));
 }
 
+std::size_t Workload::bytes(index_t rows, index_t cols, std::size_t slots) const {
+  check_size(rows, cols, slots);
+  std::size_t sum = 0;
+  for (const ArrayShape& a : arrays(rows, cols, slots))
+    sum += checked_elements({a.copies, a.rows, a.cols}, a.elem_size) * a.elem_size;
+  return sum;
+}
+
 Block Problem::local_block(Block b, const char* app) const {
   const index_t first = first_row();
   if (b.begin < first || b.end > first + rows() || b.begin > b.end)

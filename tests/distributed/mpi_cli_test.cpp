@@ -33,21 +33,24 @@ class Mpi : public ::testing::Test {
     // FAULT=stop-at-start stops rank 1 before ctrl even starts (it never reaches MPI_Init);
     // FAULT=kill and FAULT=hang kill or stop rank 1's ctrl (SIGKILL, SIGSTOP) once the profile
     // file holds a complete size and rank 1's row of the next (it is in the middle of a profile).
-    write("rank.sh",
-          "#!/bin/sh\n"
-          "r=${OMPI_COMM_WORLD_RANK:-0}\n"
-          "[ -n \"$HOSTS\" ] && export CTRL_HOSTNAME=node$r\n"
-          // RANK1_APP: rank 1 is given another application than rank 0 (SUBCOMMAND APP ...).
-          "if [ \"$r\" = 1 ] && [ -n \"$RANK1_APP\" ]; then sub=$1; shift 2; set -- \"$sub\" \"$RANK1_APP\" \"$@\"; fi\n"
-          "if [ \"$r\" = 1 ] && [ \"$FAULT\" = stop-at-start ]; then kill -STOP $$; fi\n"
-          "if [ \"$r\" = 1 ] && { [ \"$FAULT\" = kill ] || [ \"$FAULT\" = hang ]; }; then\n"
-          "  sig=KILL; [ \"$FAULT\" = hang ] && sig=STOP\n"
-          "  (while kill -0 $$ 2>/dev/null; do\n"
-          "     [ \"$(grep -c /cpu:1, '" + path("p.csv") + "' 2>/dev/null)\" -ge 2 ] && exec kill -$sig $$\n"
-          "     sleep 0.01\n"
-          "   done) &\n"
-          "fi\n"
-          "exec " CTRL_TOOL " \"$@\"\n");
+    write(
+        "rank.sh",
+        "#!/bin/sh\n"
+        "r=${OMPI_COMM_WORLD_RANK:-0}\n"
+        "[ -n \"$HOSTS\" ] && export CTRL_HOSTNAME=node$r\n"
+        // RANK1_APP: rank 1 is given another application than rank 0 (SUBCOMMAND APP ...).
+        "if [ \"$r\" = 1 ] && [ -n \"$RANK1_APP\" ]; then sub=$1; shift 2; set -- \"$sub\" \"$RANK1_APP\" \"$@\"; fi\n"
+        "if [ \"$r\" = 1 ] && [ \"$FAULT\" = stop-at-start ]; then kill -STOP $$; fi\n"
+        "if [ \"$r\" = 1 ] && { [ \"$FAULT\" = kill ] || [ \"$FAULT\" = hang ]; }; then\n"
+        "  sig=KILL; [ \"$FAULT\" = hang ] && sig=STOP\n"
+        "  (while kill -0 $$ 2>/dev/null; do\n"
+        "     [ \"$(grep -c /cpu:1, '" +
+            path("p.csv") +
+            "' 2>/dev/null)\" -ge 2 ] && exec kill -$sig $$\n"
+            "     sleep 0.01\n"
+            "   done) &\n"
+            "fi\n"
+            "exec " CTRL_TOOL " \"$@\"\n");
     fs::permissions(dir_ / "rank.sh", fs::perms::owner_all);
   }
 
@@ -56,9 +59,7 @@ class Mpi : public ::testing::Test {
 
   // `ctrl ARGS` on two ranks; env: "HOSTS=1", "FAULT=kill", ...
   Result mpirun(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) const {
-    std::vector<std::string> argv{"env",
-                                  "OMPI_ALLOW_RUN_AS_ROOT=1",
-                                  "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+    std::vector<std::string> argv{"env", "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
                                   "OMPI_MCA_btl_vader_single_copy_mechanism=none",
                                   "OMPI_MCA_rmaps_base_oversubscribe=1",
                                   // Ranks the launcher ends get SIGTERM and say so before they
@@ -67,7 +68,8 @@ class Mpi : public ::testing::Test {
                                   // long (twice) at the end of every failed job, so no more.
                                   "OMPI_MCA_odls_base_sigkill_timeout=3"};
     argv.insert(argv.end(), env.begin(), env.end());
-    argv.insert(argv.end(), {"timeout", "120", CTRL_MPIRUN, "-np", "2", "--oversubscribe", "--bind-to", "none", path("rank.sh")});
+    argv.insert(argv.end(),
+                {"timeout", "120", CTRL_MPIRUN, "-np", "2", "--oversubscribe", "--bind-to", "none", path("rank.sh")});
     argv.insert(argv.end(), args.begin(), args.end());
     return ctrl::test::run_command(argv, dir_);
   }
@@ -99,8 +101,8 @@ TEST_F(Mpi, WholeLoopAcrossTwoHostsMatchesOneProcess) {
   // Two "hosts" on one machine would both take every core: give each one its own.
   write("sel.txt", "host node0: cpu:0\nhost node1: cpu:1\n");
 
-  const Result prof = mpirun(with({"profile", "dgemm", "--selection", path("sel.txt"), "--sizes", "4:16:4", "--cols", "32",
-                                   "--out", path("p.csv")},
+  const Result prof = mpirun(with({"profile", "dgemm", "--selection", path("sel.txt"), "--sizes", "4:16:4", "--cols",
+                                   "32", "--out", path("p.csv")},
                                   quick),
                              {"HOSTS=1"});
   ASSERT_EQ(prof.code, 0) << prof.out << prof.err;
@@ -113,8 +115,8 @@ TEST_F(Mpi, WholeLoopAcrossTwoHostsMatchesOneProcess) {
   const Result front = ctrl_alone({"pareto", "--profile", path("p.csv"), "--workload", "24", "--format", "json"});
   ASSERT_EQ(front.code, 0) << front.err;
   write("front.json", front.out);
-  const Result run = mpirun(with({"run", "dgemm", "--selection", path("sel.txt"), "--front", path("front.json"), "--pick",
-                                  "fastest", "--profile", path("p.csv"), "--output", path("C.npy")},
+  const Result run = mpirun(with({"run", "dgemm", "--selection", path("sel.txt"), "--front", path("front.json"),
+                                  "--pick", "fastest", "--profile", path("p.csv"), "--output", path("C.npy")},
                                  quick),
                             {"HOSTS=1"});
   ASSERT_EQ(run.code, 0) << run.out << run.err;
@@ -122,31 +124,34 @@ TEST_F(Mpi, WholeLoopAcrossTwoHostsMatchesOneProcess) {
   EXPECT_NE(run.out.find("node0/cpu:0"), std::string::npos) << run.out;
 
   // The same rows in one process, on one core: the gathered output is the same matrix.
-  const Result one = ctrl_alone(with({"run", "dgemm", "--split", "cpu:0=24", "--cols", "32", "--output", path("C1.npy")}, quick));
+  const Result one =
+      ctrl_alone(with({"run", "dgemm", "--split", "cpu:0=24", "--cols", "32", "--output", path("C1.npy")}, quick));
   ASSERT_EQ(one.code, 0) << one.err;
   const auto a = ctrl::npy::load<double>(path("C.npy"));
   const auto b = ctrl::npy::load<double>(path("C1.npy"));
   ASSERT_EQ(a.shape, (std::vector<std::size_t>{24, 32}));
   ASSERT_EQ(a.shape, b.shape);
-  for (std::size_t i = 0; i < a.data.size(); ++i) ASSERT_NEAR(a.data[i], b.data[i], 1e-12 * (1 + std::fabs(b.data[i]))) << i;
+  for (std::size_t i = 0; i < a.data.size(); ++i)
+    ASSERT_NEAR(a.data[i], b.data[i], 1e-12 * (1 + std::fabs(b.data[i]))) << i;
 
   // A split by name across ranks.
-  const Result split = mpirun(with({"run", "fft2d", "--selection", path("sel.txt"), "--split", "node0/cpu:0=5", "--split",
-                                    "node1/cpu:1=7", "--cols", "64"},
+  const Result split = mpirun(with({"run", "fft2d", "--selection", path("sel.txt"), "--split", "node0/cpu:0=5",
+                                    "--split", "node1/cpu:1=7", "--cols", "64"},
                                    quick),
                               {"HOSTS=1"});
   ASSERT_EQ(split.code, 0) << split.out << split.err;
   EXPECT_NE(split.out.find("check: passed"), std::string::npos);
   // A processor no rank has is named.
-  const Result absent = mpirun(with({"run", "fft2d", "--selection", path("sel.txt"), "--split", "node7/cpu:0=5"}, quick),
-                               {"HOSTS=1"});
+  const Result absent =
+      mpirun(with({"run", "fft2d", "--selection", path("sel.txt"), "--split", "node7/cpu:0=5"}, quick), {"HOSTS=1"});
   EXPECT_EQ(absent.code, 2) << absent.err;
   EXPECT_NE(absent.err.find("no rank has node7/cpu:0 in its selection"), std::string::npos) << absent.err;
 }
 
 TEST_F(Mpi, RanksOnOneHostNeedTheirOwnDevices) {
   write("same.txt", "*: cpu:0\n");
-  const Result r = mpirun({"profile", "dgemm", "--selection", path("same.txt"), "--sizes", "4", "--out", path("p.csv")});
+  const Result r =
+      mpirun({"profile", "dgemm", "--selection", path("same.txt"), "--sizes", "4", "--out", path("p.csv")});
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("rank 0 of 2"), std::string::npos) << "every rank says it: " << r.err;
   EXPECT_NE(r.err.find("rank 1 of 2"), std::string::npos) << r.err;
@@ -175,7 +180,7 @@ TEST_F(Mpi, AKilledRankStopsTheOthersAndTheProfileResumes) {
                                              {"--min-round", "0.01", "--max-reps", "6", "--progress", "none"});
   const Result r = mpirun(args, {"FAULT=kill"});
   EXPECT_NE(r.code, 0);
-  EXPECT_NE(r.err.find("rank 0 of 2 (" ), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("rank 0 of 2 ("), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("stopped by the MPI launcher"), std::string::npos) << r.err;
   // Only complete sizes were kept: every size has both processors' rows.
   const std::string csv = ctrl::test::read_file(path("p.csv"));
@@ -184,23 +189,23 @@ TEST_F(Mpi, AKilledRankStopsTheOthersAndTheProfileResumes) {
   for (std::size_t at = 0; (at = csv.find("/cpu:1,", at)) != std::string::npos; ++at) ++one;
   EXPECT_EQ(zero, one) << csv;
   // The same command resumes (a short size list this time would be another profile; keep it).
-  const Result again = mpirun(with({"profile", "dgemm", "--selection", path("sel.txt"), "--sizes", "8:48:8", "--cols", "64",
-                                    "--out", path("p2.csv")},
+  const Result again = mpirun(with({"profile", "dgemm", "--selection", path("sel.txt"), "--sizes", "8:48:8", "--cols",
+                                    "64", "--out", path("p2.csv")},
                                    quick));
   ASSERT_EQ(again.code, 0) << again.err;
   const Result resumed = mpirun(with({"profile", "dgemm", "--selection", path("sel.txt"), "--sizes", "8:64:8", "--cols",
                                       "64", "--out", path("p2.csv")},
                                      quick));
   ASSERT_EQ(resumed.code, 0) << resumed.err;
-  EXPECT_NE(resumed.err.find("6 sizes already measured"), std::string::npos) << resumed.err;
+  EXPECT_NE(resumed.err.find("6 steps already measured"), std::string::npos) << resumed.err;
 }
 
 TEST_F(Mpi, AHungRankEndsTheJobWithinTheTimeout) {
   write("sel.txt", "rank 0: cpu:0\nrank 1: cpu:1\n");
-  const Result r = mpirun({"profile", "dgemm", "--selection", path("sel.txt"), "--sizes", "8:4000:8", "--cols", "64",
-                           "--out", path("p.csv"), "--min-round", "0.01", "--max-reps", "6", "--progress", "none",
-                           "--rank-timeout", "3"},
-                          {"FAULT=hang"});
+  const Result r =
+      mpirun({"profile", "dgemm", "--selection", path("sel.txt"), "--sizes", "8:4000:8", "--cols", "64", "--out",
+              path("p.csv"), "--min-round", "0.01", "--max-reps", "6", "--progress", "none", "--rank-timeout", "3"},
+             {"FAULT=hang"});
   EXPECT_EQ(r.code, 4) << r.err;
   EXPECT_NE(r.err.find("no answer from the other ranks within 3 s"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("rank 1 of 2"), std::string::npos) << "the hung rank says it was stopped: " << r.err;

@@ -64,7 +64,7 @@ std::pair<bool, std::string> front_error(const std::string& text) {
 TEST(FuzzProfileFile, ASizeBeyondIndexTIsRefused) {
   const std::string message = profile_file_error(
       profile_header() +
-      "\n\"host \"\"a\"\",b/cpu:0\",92233720368547758078,1,1,3,1,0,,,,none,absent,0,1,\"dgemm, x\",16,\n");
+      "\n\"host \"\"a\"\",b/cpu:0\",92233720368547758078,1,1,3,1,0,,,,none,absent,0,1,\"dgemm, x\",16,,1,\n");
   EXPECT_NE(message.find(":2: the size '92233720368547758078' is too large"), std::string::npos) << message;
 }
 
@@ -72,7 +72,7 @@ TEST(FuzzProfileFile, ASizeBeyondIndexTIsRefused) {
 // file then rewritten on resume (format_profile_row) could not be read back from.
 TEST(FuzzProfileFile, RepsBeyondIntAreRefused) {
   const std::string message =
-      profile_file_error(profile_header() + "\ncpu:0,8,1,1,2147483648,1,0,,,,none,absent,0,1,dgemm,16,\n");
+      profile_file_error(profile_header() + "\ncpu:0,8,1,1,2147483648,1,0,,,,none,absent,0,1,dgemm,16,,1,\n");
   EXPECT_NE(message.find(":2: reps '2147483648' is not a count"), std::string::npos) << message;
 }
 
@@ -81,16 +81,15 @@ TEST(FuzzProfileFile, RepsBeyondIntAreRefused) {
 TEST(FuzzLoopArgs, SizesAtTheTopOfIndexT) {
   constexpr index_t top = std::numeric_limits<index_t>::max();
   EXPECT_EQ(parse_sizes("9223372036854775807:9223372036854775807:1"), std::vector<index_t>{top});
-  EXPECT_EQ(parse_sizes("9223372036854775000:9223372036854775807:500"),
-            (std::vector<index_t>{top - 807, top - 307}));
+  EXPECT_EQ(parse_sizes("9223372036854775000:9223372036854775807:500"), (std::vector<index_t>{top - 807, top - 307}));
 }
 
 // fuzz/corpus/front/distribution_beyond_index_t.json: nlohmann's get<index_t> cast the part
 // 1.9e19 (a float to JSON) to index_t, which is undefined behaviour.
 TEST(FuzzFront, APartBeyondIndexTIsRefused) {
-  const auto [bad_input, message] = front_error(
-      R"({"processors":["cpu:0-3","cuda:0"],"workload":5,)"
-      R"("front":[{"time":1.1,"energy":13.0,"distribution":[19223372036854775807,4]}]})");
+  const auto [bad_input, message] =
+      front_error(R"({"processors":["cpu:0-3","cuda:0"],"workload":5,)"
+                  R"("front":[{"time":1.1,"energy":13.0,"distribution":[19223372036854775807,4]}]})");
   EXPECT_TRUE(bad_input) << message;
   EXPECT_NE(message.find("a distribution part 1.9223372036854776e+19 is not an integer of at most 9223372036854775807"),
             std::string::npos)
@@ -99,8 +98,8 @@ TEST(FuzzFront, APartBeyondIndexTIsRefused) {
 
 // fuzz/corpus/front/workload_float.json: the same for the workload.
 TEST(FuzzFront, AWorkloadBeyondIndexTIsRefused) {
-  const auto [bad_input, message] = front_error(
-      R"({"processors":["cpu:0-3"],"workload":1e19,"front":[{"time":1,"energy":1,"distribution":[3]}]})");
+  const auto [bad_input, message] =
+      front_error(R"({"processors":["cpu:0-3"],"workload":1e19,"front":[{"time":1,"energy":1,"distribution":[3]}]})");
   EXPECT_TRUE(bad_input) << message;
   EXPECT_NE(message.find("the workload 1e+19 is not an integer"), std::string::npos) << message;
 }

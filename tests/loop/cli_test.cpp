@@ -59,8 +59,8 @@ class Cli : public ::testing::Test {
 
   // A profile of dgemm on cpu:0 and cpu:1, and its front.
   void make_profile_and_front(const std::string& app = "dgemm", const std::string& cols = "32") {
-    const Result p = run({"profile", app, "--device", "cpu:0", "--device", "cpu:1", "--sizes", "4:16:4", "--cols",
-                          cols, "--out", path("p.csv")},
+    const Result p = run({"profile", app, "--device", "cpu:0", "--device", "cpu:1", "--sizes", "4:16:4", "--cols", cols,
+                          "--out", path("p.csv")},
                          quick);
     ASSERT_EQ(p.code, 0) << p.out << p.err;
     const Result f = run({"pareto", "--profile", path("p.csv"), "--workload", "20", "--format", "json"});
@@ -194,7 +194,8 @@ TEST_F(Cli, ProfileWritesAProfileForPareto) {
                         "24", "--out", path("p.csv")},
                        quick);
   ASSERT_EQ(r.code, 0) << r.out << r.err;
-  EXPECT_NE(r.err.find("profile: size 12 (3/3)"), std::string::npos) << r.err;  // plain lines, not a bar
+  EXPECT_NE(r.err.find("profile: step 3/3:"), std::string::npos) << r.err;  // plain lines, not a bar
+  EXPECT_NE(r.err.find("cpu:1 12 rows"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find('\r'), std::string::npos);
   EXPECT_NE(r.out.find("next: ctrl pareto"), std::string::npos) << r.out;
   const auto profile = ctrl::partition::read_profile_csv(path("p.csv"));
@@ -209,7 +210,7 @@ TEST_F(Cli, ProfileWritesAProfileForPareto) {
 
 TEST_F(Cli, ProfileResumesAnInterruptedFile) {
   const std::vector<std::string> args = {"profile", "fft2d", "--device", "cpu:0", "--device", "cpu:1",
-                                         "--sizes", "2:8:2", "--cols", "16", "--out", path("p.csv")};
+                                         "--sizes", "2:8:2", "--cols",   "16",    "--out",    path("p.csv")};
   ASSERT_EQ(run(args, quick).code, 0);
   // Cut the file inside its last size, as an interruption would.
   std::string text = slurp(path("p.csv"));
@@ -219,7 +220,7 @@ TEST_F(Cli, ProfileResumesAnInterruptedFile) {
   const Result r = run(args, quick);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("resuming"), std::string::npos) << r.err;
-  EXPECT_NE(r.out.find("1 size measured now, 3 already there"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 step measured now, 3 already there"), std::string::npos) << r.out;
   EXPECT_EQ(ctrl::partition::read_profile_csv(path("p.csv"))[1].size(), 4U);
   // Other devices against the same file: refused, nothing measured.
   std::vector<std::string> other = args;
@@ -231,9 +232,10 @@ TEST_F(Cli, ProfileResumesAnInterruptedFile) {
 }
 
 TEST_F(Cli, ProfileStopsOnInterruptAndResumes) {
-  const std::vector<std::string> args = {CTRL_TOOL, "profile", "dgemm", "--device", "cpu:0", "--device", "cpu:1",
-                                         "--sizes", "8:4000:8", "--cols", "96", "--out", path("p.csv"),
-                                         "--min-round", "0.01", "--max-reps", "5", "--progress", "none"};
+  const std::vector<std::string> args = {CTRL_TOOL,    "profile", "dgemm",       "--device",    "cpu:0",
+                                         "--device",   "cpu:1",   "--sizes",     "8:4000:8",    "--cols",
+                                         "96",         "--out",   path("p.csv"), "--min-round", "0.01",
+                                         "--max-reps", "5",       "--progress",  "none"};
   const pid_t pid = ctrl::test::spawn(args);
   ASSERT_GE(pid, 0);
   // Ctrl-C once three sizes are in the file (a header and two rows each), however long they took:
@@ -264,22 +266,21 @@ TEST_F(Cli, ProfileStopsOnInterruptAndResumes) {
   again[7] = "8";
   const Result r = run(again);
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("0 sizes measured now, 1 already there"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("0 steps measured now, 1 already there"), std::string::npos) << r.out;
 }
 
 TEST_F(Cli, RunTheFrontsPointsAndASplit) {
   make_profile_and_front();
   for (const std::string pick : {"fastest", "least-energy", "load-balanced", "even", "1"}) {
-    const Result r = run({"run", "dgemm", "--front", path("front.json"), "--pick", pick, "--profile", path("p.csv")},
-                         quick);
+    const Result r =
+        run({"run", "dgemm", "--front", path("front.json"), "--pick", pick, "--profile", path("p.csv")}, quick);
     ASSERT_EQ(r.code, 0) << pick << ": " << r.out << r.err;
     EXPECT_NE(r.out.find("check: passed"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("distribution (20 rows)"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("predicted"), std::string::npos);
   }
-  const Result j = run({"run", "dgemm", "--split", "cpu:0=7", "--split", "cpu:1=0", "--cols", "40", "--format",
-                        "json"},
-                       quick);
+  const Result j =
+      run({"run", "dgemm", "--split", "cpu:0=7", "--split", "cpu:1=0", "--cols", "40", "--format", "json"}, quick);
   ASSERT_EQ(j.code, 0) << j.err;
   const auto doc = nlohmann::json::parse(j.out);
   EXPECT_EQ(doc.at("rows"), 7);
@@ -291,9 +292,9 @@ TEST_F(Cli, RunTheFrontsPointsAndASplit) {
   EXPECT_GT(doc.at("total").at("time").at("measured").at("mean").get<double>(), 0.0);
   EXPECT_TRUE(doc.at("total").at("time").at("predicted").is_null());  // no profile, no prediction
   // With the profile of the same N, predictions per processor.
-  const Result p = run({"run", "dgemm", "--split", "cpu:0=8", "--split", "cpu:1=12", "--profile", path("p.csv"),
-                        "--format", "json"},
-                       quick);
+  const Result p =
+      run({"run", "dgemm", "--split", "cpu:0=8", "--split", "cpu:1=12", "--profile", path("p.csv"), "--format", "json"},
+          quick);
   ASSERT_EQ(p.code, 0) << p.err;
   const auto pd = nlohmann::json::parse(p.out);
   EXPECT_EQ(pd.at("cols"), 32);
@@ -322,9 +323,8 @@ TEST_F(Cli, DevicesWritesASelectionForThisHost) {
 }
 
 TEST_F(Cli, RunWritesTheOutputMatrixOnlyWhenItIsRight) {
-  const Result r = run({"run", "fft2d", "--split", "cpu:0=5", "--split", "cpu:1=3", "--cols", "16", "--output",
-                        path("Y.npy")},
-                       quick);
+  const Result r = run(
+      {"run", "fft2d", "--split", "cpu:0=5", "--split", "cpu:1=3", "--cols", "16", "--output", path("Y.npy")}, quick);
   ASSERT_EQ(r.code, 0) << r.err;
   const auto header = ctrl::npy::read_header(path("Y.npy"));
   EXPECT_EQ(header.dtype, "<c8");
@@ -365,11 +365,11 @@ TEST_F(Cli, AFifoIsRefusedAsAnInputOrAnOutputWithoutBlocking) {
 TEST_F(Cli, AnOutputThatIsAnInputIsRefusedBeforeAnyWork) {
   make_profile_and_front();
   const std::string front = slurp(path("front.json")), profile = slurp(path("p.csv"));
-  for (const auto& extra : {std::vector<std::string>{"--json", path("front.json")},
-                            std::vector<std::string>{"--json", path("p.csv")},
-                            std::vector<std::string>{"--output", path("p.csv")}}) {
-    std::vector<std::string> args = {"run", "dgemm", "--front", path("front.json"), "--pick", "fastest", "--profile",
-                                     path("p.csv")};
+  for (const auto& extra :
+       {std::vector<std::string>{"--json", path("front.json")}, std::vector<std::string>{"--json", path("p.csv")},
+        std::vector<std::string>{"--output", path("p.csv")}}) {
+    std::vector<std::string> args = {"run",    "dgemm",   "--front",   path("front.json"),
+                                     "--pick", "fastest", "--profile", path("p.csv")};
     args.insert(args.end(), extra.begin(), extra.end());
     const Result r = run(args, quick);
     EXPECT_EQ(r.code, 2) << extra[0] << " " << extra[1] << "\n" << r.err;
@@ -383,8 +383,8 @@ TEST_F(Cli, AnOutputThatIsAnInputIsRefusedBeforeAnyWork) {
 // A second `ctrl profile` on the same --out fails at once: the test holds the lock as a running
 // profile would.
 TEST_F(Cli, ASecondProfileOnTheSameFileIsRefused) {
-  const std::vector<std::string> args = {"profile", "dgemm", "--device", "cpu:0", "--sizes", "4,8", "--cols", "16",
-                                         "--out", path("p.csv")};
+  const std::vector<std::string> args = {"profile", "dgemm",  "--device", "cpu:0", "--sizes",
+                                         "4,8",     "--cols", "16",       "--out", path("p.csv")};
   {
     const int fd = ::open(path("p.csv").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     ASSERT_GE(fd, 0);
@@ -404,8 +404,8 @@ TEST_F(Cli, ASecondProfileOnTheSameFileIsRefused) {
 TEST_F(Cli, AProfileWithACutHeaderIsNotResumed) {
   const std::string cut = "processor,size,ti";
   std::ofstream(path("p.csv"), std::ios::binary) << cut;
-  const Result r = run({"profile", "dgemm", "--device", "cpu:0", "--sizes", "4", "--cols", "16", "--out", path("p.csv")},
-                       quick);
+  const Result r =
+      run({"profile", "dgemm", "--device", "cpu:0", "--sizes", "4", "--cols", "16", "--out", path("p.csv")}, quick);
   EXPECT_EQ(r.code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find(path("p.csv") + ":1: the header is cut short"), std::string::npos) << r.err;
   EXPECT_EQ(slurp(path("p.csv")), cut);
@@ -414,9 +414,9 @@ TEST_F(Cli, AProfileWithACutHeaderIsNotResumed) {
 // A failed profile leaves no file of its own; a resumed one keeps its permissions through the
 // rewrite that drops an interrupted size.
 TEST_F(Cli, AFailedProfileLeavesNoEmptyFile) {
-  const Result r = run({"profile", "dgemm", "--device", "cpu:0", "--sizes", "4", "--out", path("p.csv"), "--cols",
-                        "99999999999"},
-                       quick);
+  const Result r =
+      run({"profile", "dgemm", "--device", "cpu:0", "--sizes", "4", "--out", path("p.csv"), "--cols", "99999999999"},
+          quick);
   EXPECT_NE(r.code, 0);
   EXPECT_FALSE(fs::exists(path("p.csv"))) << r.err;
 }
@@ -437,9 +437,10 @@ TEST_F(Cli, APlantedLinkBesideAnOutputIsNotFollowed) {
 // The first SIGTERM ends `ctrl profile` after the size in progress: exit 130, the sizes measured
 // kept. The test waits for the first size's progress line (an event), not for a time.
 TEST_F(Cli, TheFirstSigtermEndsAProfile) {
-  const std::vector<std::string> args = {CTRL_TOOL, "profile", "dgemm", "--device", "cpu:0", "--sizes", "8:4000:8",
-                                         "--cols", "64", "--out", path("p.csv"), "--min-round", "0.002",
-                                         "--max-reps", "3", "--idle-seconds", "0", "--progress", "plain"};
+  const std::vector<std::string> args = {CTRL_TOOL,        "profile",     "dgemm",      "--device",   "cpu:0",
+                                         "--sizes",        "8:4000:8",    "--cols",     "64",         "--out",
+                                         path("p.csv"),    "--min-round", "0.002",      "--max-reps", "3",
+                                         "--idle-seconds", "0",           "--progress", "plain"};
   int err[2];
   ASSERT_EQ(::pipe(err), 0);
   const pid_t pid = ctrl::test::spawn(args, err[1]);
@@ -453,7 +454,7 @@ TEST_F(Cli, TheFirstSigtermEndsAProfile) {
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     text.append(buffer, static_cast<std::size_t>(n));
-    if (!signalled && text.find("profile: size 8 (1/") != std::string::npos) {
+    if (!signalled && text.find("profile: step 1/") != std::string::npos) {
       ::kill(pid, SIGTERM);
       signalled = true;
     }
@@ -484,7 +485,13 @@ TEST_F(Cli, BadArgumentsExitWith2AndSayWhy) {
       {{"profile", "dgemm", "--device", "cpu:0", "--sizes", "4", "--out", path("x.csv"), "--min-reps", "1"},
        "--min-reps"},
       {{"profile", "dgemm", "--device", "cpu:0", "--sizes", "4", "--out", path("front.json")}, "not a profile"},
-      {{"profile", "dgemm", "--device", "cpu:0", "--sizes", "4"}, "--out"},
+      {{"profile", "dgemm", "--device", "cpu:0", "--sizes", "cpu:1=4", "--out", path("x.csv")},
+       "cpu:1 is not one of the processors profiled"},
+      {{"profile", "dgemm", "--device", "cpu:0", "--device", "cpu:1", "--sizes", "4", "--sizes", "cpu:1=4,8", "--out",
+        path("x.csv")},
+       "every processor needs as many"},
+      {{"profile", "dgemm", "--device", "cpu:0", "--sizes", "cpu:0=", "--out", path("x.csv")}, "--sizes"},
+      {{"profile", "dgemm", "--device", "cpu:0", "--steps", "1", "--out", path("x.csv")}, "--steps 1"},
       {{"run", "dgemm", "--split", "cpu:0"}, "DEVICE=ROWS"},
       {{"run", "dgemm", "--split", "cpu:0=0"}, "no rows"},
       {{"run", "dgemm"}, "--split"},
@@ -516,10 +523,13 @@ TEST_F(Cli, SizesAndDistributionsBeyondTheLimitsExit2) {
     std::vector<std::string> says;
   };
   const std::vector<Case> cases = {
-      {{"run", "dgemm", "--split", "cpu:0=2305843009213693952", "--cols", "16"}, {"--split", "dgemm's A", "exceed the limit"}},
-      {{"run", "fft2d", "--split", "cpu:0=1152921504606846976", "--cols", "16"}, {"--split", "fft2d's X", "exceed the limit"}},
+      {{"run", "dgemm", "--split", "cpu:0=2305843009213693952", "--cols", "16"},
+       {"--split", "dgemm's A", "exceed the limit"}},
+      {{"run", "fft2d", "--split", "cpu:0=1152921504606846976", "--cols", "16"},
+       {"--split", "fft2d's X", "exceed the limit"}},
       {{"run", "dgemm", "--split", "cpu:0=9223372036854775807", "--split", "cpu:1=1"}, {"--split", "beyond the limit"}},
-      {{"run", "fft2d", "--split", "cpu:0=1", "--cols", "4294967312"}, {"--cols", "exceeds 2147483647"}},  // cut to 16 by FFTW
+      {{"run", "fft2d", "--split", "cpu:0=1", "--cols", "4294967312"},
+       {"--cols", "exceeds 2147483647"}},  // cut to 16 by FFTW
       {{"profile", "dgemm", "--device", "cpu:0", "--sizes", "2305843009213693952", "--out", path("big.csv")},
        {"--sizes up to 2305843009213693952", "exceed the limit"}},
       {{"profile", "dgemm", "--device", "cpu:0", "--sizes", "1:9223372036854775807:9223372036854775800", "--out",
@@ -546,8 +556,9 @@ TEST_F(Cli, AFrontMustSumToItsWorkload) {
   };
   const Result wrong = front("20", "7");  // used to run 7 rows and report them against 20
   EXPECT_EQ(wrong.code, 2) << wrong.err;
-  EXPECT_NE(wrong.err.find(path("front.json") + ": point 1: the distribution sums to 7, not to the front's workload 20"),
-            std::string::npos)
+  EXPECT_NE(
+      wrong.err.find(path("front.json") + ": point 1: the distribution sums to 7, not to the front's workload 20"),
+      std::string::npos)
       << wrong.err;
   const Result huge = front("2305843009213693952", "2305843009213693952");  // consistent, but too big
   EXPECT_EQ(huge.code, 2) << huge.err;
@@ -562,7 +573,8 @@ TEST_F(Cli, AFrontMustSumToItsWorkload) {
 TEST_F(Cli, AnArrayThatMemoryCannotHoldIsExit1NamingIt) {
   const char* asan = std::getenv("ASAN_OPTIONS");
   const Result r = ctrl::test::run_command(
-      {"env", std::string("ASAN_OPTIONS=") + (asan != nullptr ? std::string(asan) + ":" : "") + "allocator_may_return_null=1",
+      {"env",
+       std::string("ASAN_OPTIONS=") + (asan != nullptr ? std::string(asan) + ":" : "") + "allocator_may_return_null=1",
        CTRL_TOOL, "run", "dgemm", "--split", "cpu:0=2147483647", "--cols", "268435456", "--progress", "none",
        "--no-energy"},
       dir_);
@@ -594,15 +606,16 @@ TEST_P(CliApp, ProfileParetoAndRunTheFastestPoint) {
   const Result f = run({"pareto", "--profile", path("p.csv"), "--workload", "9", "--format", "json"});
   ASSERT_EQ(f.code, 0) << f.err;
   std::ofstream(path("front.json")) << f.out;
-  const Result r = run({"run", app, "--front", path("front.json"), "--pick", "fastest", "--profile", path("p.csv")},
-                       quick);
+  const Result r =
+      run({"run", app, "--front", path("front.json"), "--pick", "fastest", "--profile", path("p.csv")}, quick);
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("check: passed"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("distribution (9 rows)"), std::string::npos) << r.out;
 }
 
 INSTANTIATE_TEST_SUITE_P(Loop, CliApp,
-                         ::testing::Values("dgemm", "fft2d", "matadd", "blackscholes", "matmul", "jacobi", "recurrence"),
+                         ::testing::Values("dgemm", "fft2d", "matadd", "blackscholes", "matmul", "jacobi",
+                                           "recurrence"),
                          [](const auto& p) { return p.param; });
 
 // An application's parameters are options of profile and run; they are part of what a profile
@@ -610,7 +623,8 @@ INSTANTIATE_TEST_SUITE_P(Loop, CliApp,
 TEST_F(Cli, ParametersAreOptionsAndPartOfAProfilesIdentity) {
   const Result help = run({"profile", "--help"});
   ASSERT_EQ(help.code, 0) << help.err;
-  for (const char* o : {"--iterations", "--riskfree", "--volatility", "jacobi: the number of Jacobi sweeps (default 100)"})
+  for (const char* o :
+       {"--iterations", "--riskfree", "--volatility", "jacobi: the number of Jacobi sweeps (default 100)"})
     EXPECT_NE(help.out.find(o), std::string::npos) << o << " in:\n" << help.out;
 
   const Result p = run({"profile", "jacobi", "--iterations", "3", "--device", "cpu:0", "--device", "cpu:1", "--sizes",
@@ -661,7 +675,8 @@ TEST_F(Cli, AParameterTheApplicationDoesNotTakeOrABadValueExits2) {
   for (const auto& [args, message] : cases) {
     std::vector<std::string> argv{"run"};
     argv.insert(argv.end(), args.begin(), args.end());
-    for (const char* a : {"--split", "cpu:0=4", "--cols", "8", "--progress", "none", "--no-energy"}) argv.emplace_back(a);
+    for (const char* a : {"--split", "cpu:0=4", "--cols", "8", "--progress", "none", "--no-energy"})
+      argv.emplace_back(a);
     const Result r = run(argv);
     EXPECT_EQ(r.code, 2) << args[0] << " " << args[1] << ": " << r.out << r.err;
     EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
@@ -690,7 +705,8 @@ TEST_F(Cli, VersionSaysTheVersionAndTheBackends) {
     ASSERT_EQ(r.code, 0) << flag << ": " << r.err;
     EXPECT_EQ(r.out.rfind(std::string("ctrl ") + CTRL_VERSION_STRING + "\n", 0), 0U) << r.out;
     EXPECT_NE(r.out.find("backends: cpu, offload"), std::string::npos) << r.out;
-    EXPECT_EQ(r.out.find(", cuda (the CUDA backend is built)") != std::string::npos, CTRL_HAVE_CUDA_BACKEND != 0) << r.out;
+    EXPECT_EQ(r.out.find(", cuda (the CUDA backend is built)") != std::string::npos, CTRL_HAVE_CUDA_BACKEND != 0)
+        << r.out;
     EXPECT_NE(r.out.find("MPI: "), std::string::npos) << r.out;
     EXPECT_EQ(r.err, "");
   }
@@ -700,7 +716,8 @@ TEST_F(Cli, HelpIsASubcommandToo) {
   const Result top = run({"help"});
   ASSERT_EQ(top.code, 0) << top.err;
   EXPECT_EQ(top.out, run({"--help"}).out);
-  for (const char* sub : {"devices", "power", "profile", "pareto", "run"}) EXPECT_NE(top.out.find(sub), std::string::npos);
+  for (const char* sub : {"devices", "power", "profile", "pareto", "run"})
+    EXPECT_NE(top.out.find(sub), std::string::npos);
 
   const Result pareto = run({"help", "pareto"});
   ASSERT_EQ(pareto.code, 0) << pareto.err;
@@ -719,7 +736,8 @@ TEST_F(Cli, NoSubcommandOrAnUnknownOneExits2) {
   EXPECT_EQ(none.code, 2);
   EXPECT_EQ(none.out, "");
   EXPECT_NE(none.err.find("ctrl [OPTIONS] [SUBCOMMAND]"), std::string::npos) << none.err;  // the usage
-  for (const char* sub : {"devices", "power", "profile", "pareto", "run"}) EXPECT_NE(none.err.find(sub), std::string::npos);
+  for (const char* sub : {"devices", "power", "profile", "pareto", "run"})
+    EXPECT_NE(none.err.find(sub), std::string::npos);
 
   const Result bogus = run({"bogus"});
   EXPECT_EQ(bogus.code, 2);
@@ -736,7 +754,7 @@ TEST_F(Cli, ParseErrorsArePrefixedAndSayWhereToReadMore) {
       {"--bogus"},
       {"devices", "--format", "yaml"},
       {"power", "--idle", "--seconds"},
-      {"profile", "dgemm", "--device", "cpu:0", "--sizes", "4"},
+      {"profile", "dgemm", "--device", "cpu:0", "--steps"},
       {"run", "dgemm", "--split", "cpu:0=4", "--nonsense"},
       {"pareto", "--profile", "p.csv", "--workload", "4", "extra"},
   };
@@ -758,13 +776,21 @@ TEST_F(Cli, OutputsThatCannotBeWrittenFailBeforeAnyWork) {
     std::string option, file, why;
   };
   const std::vector<Case> cases = {
-      {{"run", "dgemm", "--split", "cpu:0=4", "--cols", "8", "--json", path("none/r.json")}, "--json", path("none/r.json"),
+      {{"run", "dgemm", "--split", "cpu:0=4", "--cols", "8", "--json", path("none/r.json")},
+       "--json",
+       path("none/r.json"),
        "does not exist"},
-      {{"run", "dgemm", "--split", "cpu:0=4", "--cols", "8", "--output", path("adir")}, "--output", path("adir"),
+      {{"run", "dgemm", "--split", "cpu:0=4", "--cols", "8", "--output", path("adir")},
+       "--output",
+       path("adir"),
        "a directory"},
-      {{"profile", "dgemm", "--device", "cpu:0", "--sizes", "4", "--out", path("none/p.csv")}, "--out",
-       path("none/p.csv"), "does not exist"},
-      {{"profile", "dgemm", "--device", "cpu:0", "--sizes", "4", "--out", path("adir")}, "--out", path("adir"),
+      {{"profile", "dgemm", "--device", "cpu:0", "--sizes", "4", "--out", path("none/p.csv")},
+       "--out",
+       path("none/p.csv"),
+       "does not exist"},
+      {{"profile", "dgemm", "--device", "cpu:0", "--sizes", "4", "--out", path("adir")},
+       "--out",
+       path("adir"),
        "a directory"},
   };
   for (const auto& c : cases) {

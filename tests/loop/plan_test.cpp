@@ -83,9 +83,7 @@ class Plans : public ::testing::Test {
   ctrl::test::ScratchDir dir_{"ctrl-plan"};
 };
 
-partition::Front sample_front() {
-  return {{2.0, 12.0, {0, 4}}, {2.0 + 1, 7.0, {3, 1}}, {4.0, 4.0, {4, 0}}};
-}
+partition::Front sample_front() { return {{2.0, 12.0, {0, 4}}, {2.0 + 1, 7.0, {3, 1}}, {4.0, 4.0, {4, 0}}}; }
 
 TEST_F(Plans, AFrontFileReadsBackAsWritten) {
   FrontFile f;
@@ -192,12 +190,26 @@ TEST_F(Plans, FromAProfileItsFrontOrItsLoadBalancedDistribution) {
   r.pick = Pick::parse("least-energy");
   p = plan_run(dgemm(), r);
   EXPECT_EQ(p.energy, front.back().energy);
-  // 9 rows with at most 4 per processor: no exact split, exit status 3 in the tool.
+  // 9 rows with at most 4 per processor: above the capacity, exit status 2 in the tool, naming it.
   r.workload = 9;
+  for (const char* pick : {"fastest", "load-balanced", "even"}) {
+    r.pick = Pick::parse(pick);
+    try {
+      (void)plan_run(dgemm(), r);
+      ADD_FAILURE() << pick << ": no error";
+    } catch (const InfeasibleError& e) {
+      ADD_FAILURE() << pick << ": " << e.what();
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("capacity of the profile, 8"), std::string::npos) << e.what();
+    }
+  }
+  // A plain CSV is taken at its measured sizes only (the paper's model): 3 rows of sizes 2 and 4
+  // have no exact split, exit status 3 in the tool.
+  r.profile = write("even.csv", "processor,size,time,energy\na,2,1,1\na,4,2,2\nb,2,1,1\nb,4,2,2\n");
+  r.workload = 3;
+  r.pick = Pick::parse("fastest");
   EXPECT_THROW(plan_run(dgemm(), r), InfeasibleError);
   r.pick = Pick::parse("load-balanced");
-  EXPECT_THROW(plan_run(dgemm(), r), InfeasibleError);
-  r.pick = Pick::parse("even");
   EXPECT_THROW(plan_run(dgemm(), r), InfeasibleError);
 }
 
@@ -239,7 +251,8 @@ TEST_F(Plans, NPredictionsAndBasePowersFromACtrlProfile) {
   EXPECT_EQ(run.profile_base_power, p.base_power);
   // N is the profile's: another one is refused, as is the profile of another application.
   r.cols = 32;
-  EXPECT_NE(refusal(r).find("the N given 32, but " + r.profile + " was measured with N = 24"), std::string::npos) << refusal(r);
+  EXPECT_NE(refusal(r).find("the N given 32, but " + r.profile + " was measured with N = 24"), std::string::npos)
+      << refusal(r);
   r.cols.reset();
   r.profile = ctrl_profile("fft2d");
   EXPECT_NE(refusal(r).find("is a profile of fft2d, not of dgemm"), std::string::npos) << refusal(r);

@@ -239,7 +239,8 @@ TEST(Measure, StopsWhenTheIntervalsAreNarrowOrAtTheBound) {
   const std::vector<Block> blocks{{0, 16}, {16, 32}};
   StopRule loose{3, 20, 10.0, 0};  // a 1000 % interval: met as soon as min_reps are done
   int rounds_seen = 0;
-  const MeasureResult a = measure(team, *p, blocks, loose, RoundMode::executions, [&](const RoundProgress&) { ++rounds_seen; });
+  const MeasureResult a =
+      measure(team, *p, blocks, loose, RoundMode::executions, [&](const RoundProgress&) { ++rounds_seen; });
   EXPECT_EQ(a.reps, 3);
   EXPECT_EQ(rounds_seen, 3 + a.discarded);  // every round reported, also those a larger batch dropped
   EXPECT_TRUE(a.converged);
@@ -345,7 +346,7 @@ TEST_F(ProfileFileTest, ReadProfileTakesEitherKindOfFileAndOnlyCompleteSizes) {
   ASSERT_TRUE(loaded.file.has_value());
   EXPECT_EQ(loaded.file->dropped_rows, 2U);
   ASSERT_EQ(loaded.profile.size(), 2U);
-  EXPECT_EQ(loaded.profile[0].size(), 1U);  // size 16 was not measured on every processor
+  EXPECT_EQ(loaded.profile[0].size(), 1U);                   // size 16 was not measured on every processor
   EXPECT_THROW(partition::read_profile_csv(f), UsageError);  // the cut line, for a reader of plain CSV
 
   spit(path("plain.csv"), "Processor , Size,Time,Energy,note\na,2,1.5,3,x\nb,2,1,2,y\n");
@@ -376,7 +377,7 @@ TEST_F(ProfileFileTest, ForeignAndMalformedFilesAreRefused) {
   }
   spit(path("other.csv"), "processor,size,time,energy\ncpu,1,1,1\n");
   EXPECT_THROW(read_profile_file(path("other.csv")), UsageError);
-  spit(path("bad.csv"), profile_header() + "\ncpu:0,8,abc,0,3,1,0,,,,none,absent,1,1,dgemm,64,\n");
+  spit(path("bad.csv"), profile_header() + "\ncpu:0,8,abc,0,3,1,0,,,,none,absent,1,1,dgemm,64,,1,\n");
   try {
     read_profile_file(path("bad.csv"));
     FAIL() << "no error";
@@ -413,7 +414,7 @@ TEST_F(ProfileFileTest, OneWriterAtATime) {
 class StopAfter final : public ProfileObserver {
  public:
   StopAfter(StopFlag& flag, std::size_t after) : flag_(flag), after_(after) {}
-  void size_end(index_t, const MeasureResult&, const std::vector<ProfileRow>&) override {
+  void size_end(const Step&, const MeasureResult&, const std::vector<ProfileRow>&) override {
     if (++done_ == after_) flag_.store(true);
   }
   void note(const std::string& line) override { notes.push_back(line); }

@@ -78,8 +78,8 @@ TEST_P(Cli, PlotMarksTheThreeDistributions) {
   const std::string text = slurp(svg);
   EXPECT_EQ(text.rfind("<svg", 0), 0u);
   EXPECT_NE(text.find("</svg>"), std::string::npos);
-  for (const char* s : {"parallel execution time (s)", "dynamic energy (J)", "time-optimal", "energy-optimal", "load-balanced",
-                        "Pareto-optimal (3 points)", "#1f5fd6"})
+  for (const char* s : {"parallel execution time (s)", "dynamic energy (J)", "time-optimal", "energy-optimal",
+                        "load-balanced", "Pareto-optimal (3 points)", "#1f5fd6"})
     EXPECT_NE(text.find(s), std::string::npos) << s;
   // Two processors' worth of work on four: no load-balanced split, and the legend says so.
   const Result none = run({"--profile", fixture("paper_example.csv"), "--workload", "2", "--plot", svg.string()});
@@ -100,8 +100,9 @@ TEST_P(Cli, ThePlotIsARegularFileAndNotTheProfile) {
   EXPECT_EQ(slurp(csv), before);
   const fs::path fifo = dir_ / "fifo";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  for (const auto& args : {std::vector<std::string>{"--profile", fifo.string(), "--workload", "4"},
-                           std::vector<std::string>{"--profile", csv.string(), "--workload", "4", "--plot", fifo.string()}}) {
+  for (const auto& args :
+       {std::vector<std::string>{"--profile", fifo.string(), "--workload", "4"},
+        std::vector<std::string>{"--profile", csv.string(), "--workload", "4", "--plot", fifo.string()}}) {
     const Result r = run(args);
     EXPECT_EQ(r.code, 2) << r.err;
     EXPECT_NE(r.err.find(fifo.string() + ": a FIFO, not a regular file"), std::string::npos) << r.err;
@@ -134,8 +135,9 @@ TEST_P(Cli, PlotsWithoutEnergySaySo) {
                         front.string(), "--plot-profile", profile.string()});
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string f = slurp(front);
-  for (const char* s : {"energy not measured", "no processor has an energy sensor", "cpu:0  (no energy sensor)",
-                        "cpu:1  (no energy sensor)", "parallel execution time (ms)", ">time-optimal (", ">load-balanced ("})
+  for (const char* s :
+       {"energy not measured", "no processor has an energy sensor", "cpu:0  (no energy sensor)",
+        "cpu:1  (no energy sensor)", "parallel execution time (ms)", ">time-optimal (", ">load-balanced ("})
     EXPECT_NE(f.find(s), std::string::npos) << s << "\n" << f;
   for (const char* s : {"energy (J)", "energy (mJ)", "energy (µJ)", "energy (kJ)", "energy-optimal"})
     EXPECT_EQ(f.find(s), std::string::npos) << s;
@@ -148,7 +150,8 @@ TEST_P(Cli, PlotsWithoutEnergySaySo) {
 
 TEST_P(Cli, PlotProfileHasOneLinePerProcessor) {
   const fs::path profile = dir_ / "profile.svg";
-  const Result r = run({"--profile", fixture("paper_example.csv"), "--workload", "4", "--plot-profile", profile.string()});
+  const Result r =
+      run({"--profile", fixture("paper_example.csv"), "--workload", "4", "--plot-profile", profile.string()});
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string p = slurp(profile);
   EXPECT_EQ(p.rfind("<svg", 0), 0u);
@@ -200,8 +203,9 @@ TEST_P(Cli, APlotThatCannotBeWrittenFailsBeforeTheTable) {
   struct Case {
     std::string plot, why;
   };
-  std::vector<Case> cases = {{(dir_ / "none" / "f.svg").string(), "directory '" + (dir_ / "none").string() + "' does not exist"},
-                             {(dir_ / "adir").string(), "a directory, not a regular file"}};
+  std::vector<Case> cases = {
+      {(dir_ / "none" / "f.svg").string(), "directory '" + (dir_ / "none").string() + "' does not exist"},
+      {(dir_ / "adir").string(), "a directory, not a regular file"}};
   if (::geteuid() != 0) {  // root may write anywhere
     fs::create_directory(dir_ / "locked");
     std::ofstream(dir_ / "locked" / "old.svg") << "old";  // an existing file is replaced through its directory
@@ -230,7 +234,8 @@ TEST_P(Cli, TotalEnergyNeedsABasePower) {
   EXPECT_EQ(r.err.rfind("ctrl: --energy total needs the platform's base power: give --base-power W", 0), 0U) << r.err;
   EXPECT_NE(r.err.find("holds no base powers (only `ctrl profile` files record them)"), std::string::npos) << r.err;
   // A processor without a sensor has no base power, and before that no energy: refused for that.
-  const Result missing = run({"--profile", fixture("ctrl_profile_no_gpu_sensor.csv"), "--workload", "4", "--energy", "total"});
+  const Result missing =
+      run({"--profile", fixture("ctrl_profile_no_gpu_sensor.csv"), "--workload", "4", "--energy", "total"});
   EXPECT_EQ(missing.code, 2) << missing.err;
   EXPECT_NE(missing.err.find("cuda:0 has no energy"), std::string::npos) << missing.err;
 
@@ -285,7 +290,7 @@ TEST_P(Cli, AProcessorWithoutEnergyGetsTimeOnly) {
 
   const Result csv = run({"--profile", profile, "--workload", "4", "--time-only", "--format", "csv"});
   ASSERT_EQ(csv.code, 0) << csv.err;
-  EXPECT_EQ(csv.out, "time,cpu:0,cuda:0\n1.5,1,3\n");
+  EXPECT_EQ(csv.out, "time,cpu:0,cuda:0,interpolated\n1.5,1,3,0\n");  // both parts measured
 
   const std::string svg = (dir_ / "t.svg").string();
   ASSERT_EQ(run({"--profile", profile, "--workload", "4", "--time-only", "--plot", svg}).code, 0);
@@ -330,9 +335,11 @@ TEST_P(Cli, MeasuredDgemmProfile) {
     out << "processor,size,time,energy\n";
     const double speed[] = {1.0, 0.45, 1.7}, cost[] = {1.0, 1.6, 0.7};
     for (int k = 0; k < 3; ++k)
-      for (const auto& q : pts) out << "dev" << k << ',' << q.size << ',' << q.time * speed[k] << ',' << q.energy * cost[k] << '\n';
+      for (const auto& q : pts)
+        out << "dev" << k << ',' << q.size << ',' << q.time * speed[k] << ',' << q.energy * cost[k] << '\n';
   }
-  const Result r = run({"--profile", csv.string(), "--workload", "50016", "--format", "json", "--plot", (dir_ / "d.svg").string()});
+  const Result r =
+      run({"--profile", csv.string(), "--workload", "50016", "--format", "json", "--plot", (dir_ / "d.svg").string()});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
   const Front expected = hepopta(read_profile_csv(csv.string()), 50016);
@@ -347,7 +354,9 @@ TEST_P(Cli, InfeasibleWorkloadExitsWith3) {
   const Result r = run({"--profile", fixture("even_sizes.csv"), "--workload", "7"});
   EXPECT_EQ(r.code, 3);
   EXPECT_NE(r.err.find("cannot be split exactly"), std::string::npos) << r.err;
-  EXPECT_EQ(run({"--profile", fixture("even_sizes.csv"), "--workload", "14"}).code, 3);  // beyond 4 + 6
+  const Result above = run({"--profile", fixture("even_sizes.csv"), "--workload", "14"});  // beyond 4 + 6
+  EXPECT_EQ(above.code, 2);
+  EXPECT_NE(above.err.find("above the capacity of the profile, 10"), std::string::npos) << above.err;
   EXPECT_EQ(run({"--profile", fixture("even_sizes.csv"), "--workload", "8"}).code, 0);
 }
 
@@ -357,14 +366,13 @@ struct BadFile {
 };
 
 TEST_P(Cli, BadProfilesExitWith2NamingFileAndLine) {
-  for (const BadFile& bad : {BadFile{"missing_column.csv", ":1: "}, BadFile{"non_numeric_time.csv", ":3: "},
-                             BadFile{"non_numeric_size.csv", ":3: "}, BadFile{"negative_time.csv", ":3: "},
-                             BadFile{"negative_energy.csv", ":2: "}, BadFile{"infinite_energy.csv", ":3: "},
-                             BadFile{"nan_time.csv", ":2: "}, BadFile{"fractional_size.csv", ":3: "},
-                             BadFile{"zero_size.csv", ":2: "}, BadFile{"negative_size.csv", ":2: "},
-                             BadFile{"duplicate.csv", ":5: "}, BadFile{"empty.csv", ": "},
-                             BadFile{"header_only.csv", ": "}, BadFile{"ragged.csv", ":3: "},
-                             BadFile{"no_such_file.csv", ": "}}) {
+  for (const BadFile& bad :
+       {BadFile{"missing_column.csv", ":1: "}, BadFile{"non_numeric_time.csv", ":3: "},
+        BadFile{"non_numeric_size.csv", ":3: "}, BadFile{"negative_time.csv", ":3: "},
+        BadFile{"negative_energy.csv", ":2: "}, BadFile{"infinite_energy.csv", ":3: "}, BadFile{"nan_time.csv", ":2: "},
+        BadFile{"fractional_size.csv", ":3: "}, BadFile{"zero_size.csv", ":2: "}, BadFile{"negative_size.csv", ":2: "},
+        BadFile{"duplicate.csv", ":5: "}, BadFile{"empty.csv", ": "}, BadFile{"header_only.csv", ": "},
+        BadFile{"ragged.csv", ":3: "}, BadFile{"no_such_file.csv", ": "}}) {
     const Result r = run({"--profile", fixture(bad.file), "--workload", "2"});
     EXPECT_EQ(r.code, 2) << bad.file;
     EXPECT_NE(r.err.find(fixture(bad.file) + bad.where), std::string::npos) << bad.file << ": " << r.err;
@@ -384,8 +392,7 @@ TEST_P(Cli, BadArgumentsExitWith2) {
         std::vector<std::string>{"--profile", good, "--workload", "4", "--base-power", "inf"},
         std::vector<std::string>{"--profile", good, "--workload", "4", "--energy", "static"},
         std::vector<std::string>{"--profile", good, "--workload", "4", "--format", "xml"},
-        std::vector<std::string>{"--workload", "4"},
-        std::vector<std::string>{"--profile", good},
+        std::vector<std::string>{"--workload", "4"}, std::vector<std::string>{"--profile", good},
         std::vector<std::string>{"--profile", good, "--workload", "4", "--plot", "/nonexistent-dir/x/front.svg"}}) {
     const Result r = run(args);
     EXPECT_EQ(r.code, 2) << ::testing::PrintToString(args) << "\n" << r.err;
@@ -411,7 +418,8 @@ TEST_P(Cli, EpsilonAndClassesOfACluster) {
   ASSERT_EQ(table.code, 0) << table.err;
   EXPECT_NE(table.out.find("12 processors in 2 classes of identical profiles"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("approximate front (--epsilon 0.02): every exact Pareto point is within a factor 1.02"),
-            std::string::npos) << table.out;
+            std::string::npos)
+      << table.out;
   const Result json = run({"--profile", csv.string(), "--workload", "70", "--epsilon", "0.02", "--format", "json"});
   ASSERT_EQ(json.code, 0) << json.err;
   const auto doc = nlohmann::json::parse(json.out);
@@ -455,7 +463,7 @@ TEST_P(Cli, MemoryLimitKeepsTheFront) {
       for (int x = 1; x <= 14; ++x)
         out << "p" << p << ',' << x << ',' << (1.0 + 0.3 * p) * x + (x * (p + 2) % 5) * 0.4 << ','
             << (2.5 - 0.35 * p) * x + (x * (p + 3) % 7) * 0.6 << '\n';
-    }
+  }
   const auto front = [&](const std::string& limit) {
     std::vector<std::string> args{"--profile", csv.string(), "--workload", "41", "--format", "json"};
     if (!limit.empty()) args.insert(args.end(), {"--memory-limit", limit});

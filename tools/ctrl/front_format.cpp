@@ -29,30 +29,46 @@ std::string parts_text(const partition::Distribution& x) {
   return out;
 }
 
+// Beyond this many points a table shows this many, spread evenly by their place in the front.
+constexpr std::size_t long_front = 60, shown_of_long = 40;
+
+std::vector<std::size_t> shown_points(std::size_t n) {
+  std::vector<std::size_t> out;
+  const std::size_t want = n > long_front ? shown_of_long : n;
+  for (std::size_t j = 0; j < want; ++j) {
+    const std::size_t k = want == 1 ? 0 : (j * (n - 1) + (want - 1) / 2) / (want - 1);
+    if (out.empty() || k != out.back()) out.push_back(k);
+  }
+  return out;
+}
+
 std::string FrontReport::energy_name() const {
   return model.kind == partition::EnergyKind::total ? "total" : "dynamic";
 }
 
 void write_table(std::ostream& out, const FrontReport& r) {
   const bool total = r.model.kind == partition::EnergyKind::total;
-  out << fmt::format("Pareto front of (time, {} energy){}: workload {} on {} processors, from {}\n",
-                     r.energy_name(),
+  out << fmt::format("Pareto front of (time, {} energy){}: workload {} on {} processors, from {}\n", r.energy_name(),
                      total ? fmt::format(" with base power {:g} W{}", r.model.base_power,
                                          r.base_power_origin.empty() ? "" : " (" + r.base_power_origin + ")")
                            : "",
                      r.workload, r.processors.size(), r.profile_path);
   out << provenance_line(r);
   out << classes_line(r);
+  out << model_lines(r);
   if (r.epsilon > 0)
-    out << fmt::format("approximate front (--epsilon {:g}): every exact Pareto point is within a factor {:g} in time "
-                       "and in energy of one of these\n",
-                       r.epsilon, 1 + r.epsilon);
+    out << fmt::format(
+        "approximate front (--epsilon {:g}): every exact Pareto point is within a factor {:g} in time "
+        "and in energy of one of these\n",
+        r.epsilon, 1 + r.epsilon);
   out << fmt::format("{} {} distribution{}\n", r.front.size(), r.epsilon > 0 ? "non-dominated" : "Pareto-optimal",
                      r.front.size() == 1 ? "" : "s");
   const auto& t = r.time_optimal();
   const auto& e = r.energy_optimal();
-  out << fmt::format("  time-optimal    {:>12.6g} s {:>14.6g} J   ({})\n", t.time, t.energy, parts_text(t.distribution));
-  out << fmt::format("  energy-optimal  {:>12.6g} s {:>14.6g} J   ({})\n", e.time, e.energy, parts_text(e.distribution));
+  out << fmt::format("  time-optimal    {:>12.6g} s {:>14.6g} J   ({})\n", t.time, t.energy,
+                     parts_text(t.distribution));
+  out << fmt::format("  energy-optimal  {:>12.6g} s {:>14.6g} J   ({})\n", e.time, e.energy,
+                     parts_text(e.distribution));
   write_balanced_lines(out, r);
   write_analysis_table(out, r);
   out << '\n';
@@ -71,7 +87,13 @@ void write_table(std::ostream& out, const FrontReport& r) {
   header += imbalance_header(r);
   if (wide) header += fmt::format("   distribution over {} processors (vxN: N in a row get v)", r.processors.size());
   out << header << '\n';
-  for (std::size_t k = 0; k < r.front.size(); ++k) {
+  // A long front (sizes between measured ones give one point per row moved) is shown at points
+  // spread along it; CSV and JSON list every one.
+  const std::vector<std::size_t> shown = shown_points(r.front.size());
+  if (shown.size() < r.front.size())
+    out << fmt::format("({} of the {} points, spread along the front; --format csv or json lists every one)\n",
+                       shown.size(), r.front.size());
+  for (const std::size_t k : shown) {
     const auto& s = r.front[k];
     std::string row = fmt::format("{:>{}}  {:>12.6g}  {:>14.6g}", k + 1, idx, s.time, s.energy);
     for (std::size_t i = 0; i < width.size(); ++i) row += fmt::format("  {:>{}}", s.distribution[i], width[i]);
@@ -79,6 +101,7 @@ void write_table(std::ostream& out, const FrontReport& r) {
     if (k == 0) row += "   time-optimal";
     if (k + 1 == r.front.size()) row += k == 0 ? ", energy-optimal" : "   energy-optimal";
     if (wide) row += "   (" + parts_text(s.distribution) + ")";
+    if (interpolated(r, k)) row += "   ~";
     row.erase(row.find_last_not_of(' ') + 1);  // the imbalance column's padding, on unmarked rows
     out << row << '\n';
   }
@@ -90,7 +113,8 @@ namespace {
 std::string held_line(const FrontReport& r) {
   std::string held, unknown;
   for (std::size_t i = 0; i < r.held_power.size() && i < r.processors.size(); ++i)
-    if (r.held_power[i] > 0) held += fmt::format("{}{} {:.3g} W", held.empty() ? "" : ", ", r.processors[i], r.held_power[i]);
+    if (r.held_power[i] > 0)
+      held += fmt::format("{}{} {:.3g} W", held.empty() ? "" : ", ", r.processors[i], r.held_power[i]);
   for (const auto& n : r.held_unknown) unknown += (unknown.empty() ? "" : ", ") + n;
   std::string line;
   if (!held.empty()) line += "held power after a block, in every energy below: " + held + "\n";
@@ -102,6 +126,21 @@ std::string held_line(const FrontReport& r) {
 }
 
 }  // namespace
+
+bool interpolated(const FrontReport& r, std::size_t k) {
+  return k < r.interpolated.size() && !r.interpolated[k].empty();
+}
+
+std::string model_lines(const FrontReport& r) {
+  if (r.model_line.empty()) return {};
+  std::size_t marked = 0;
+  for (std::size_t k = 0; k < r.front.size(); ++k) marked += interpolated(r, k) ? 1 : 0;
+  std::string out = "sizes: " + r.model_line + "\n";
+  if (marked > 0)
+    out += fmt::format("~: {} of the {} points rest on sizes between measured ones (interpolated), not measured\n",
+                       marked, r.front.size());
+  return out;
+}
 
 std::string provenance_line(const FrontReport& r) {
   if (r.provenance.size() != r.processors.size()) return held_line(r);
@@ -123,6 +162,10 @@ void write_json(std::ostream& out, const FrontReport& r) {
   // 0: the exact front; else every exact point is within a factor 1 + epsilon of one of these.
   doc["epsilon"] = r.epsilon;
   if (r.classes > 0) doc["classes"] = r.classes;
+  if (!r.model_line.empty()) {
+    doc["sizes"] = r.model_line;
+    for (std::size_t k = 0; k < r.front.size(); ++k) doc["front"][k]["interpolated"] = r.interpolated.at(k);
+  }
   add_analysis_json(doc, r);
   out << doc.dump(2) << '\n';
 }
@@ -130,10 +173,14 @@ void write_json(std::ostream& out, const FrontReport& r) {
 void write_csv(std::ostream& out, const FrontReport& r) {
   out << "time,energy";
   for (const auto& name : r.processors) out << ',' << io::csv_field(name);
+  // Where sizes between measured ones are taken, a last column says which points rest on them.
+  if (r.interpolates) out << ",interpolated";
   out << '\n';
-  for (const auto& s : r.front) {
+  for (std::size_t k = 0; k < r.front.size(); ++k) {
+    const auto& s = r.front[k];
     out << fmt::format("{},{}", s.time, s.energy);
     for (const auto x : s.distribution) out << ',' << x;
+    if (r.interpolates) out << ',' << (interpolated(r, k) ? 1 : 0);
     out << '\n';
   }
 }

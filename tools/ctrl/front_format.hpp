@@ -28,14 +28,20 @@ struct FrontReport {
   std::optional<partition::EnergyOptima> optima;  // dynamic- against total-energy optimum, with a base power
   std::string optima_origin;                      // where its base power came from; or why there is none
   std::vector<std::string> unmetered;             // processors whose energy was not measured (count 0 J)
-  bool time_only = false;                            // --time-only: the front is the time-optimal point
-  double epsilon = 0.0;                              // --epsilon: > 0 for the approximate front
-  std::size_t classes = 0;                           // processor classes (identical profiles); 0: not counted
-  std::vector<energy::Provenance> provenance;        // per processor (a `ctrl profile` file); empty: unknown
+  bool time_only = false;                         // --time-only: the front is the time-optimal point
+  double epsilon = 0.0;                           // --epsilon: > 0 for the approximate front
+  std::size_t classes = 0;                        // processor classes (identical profiles); 0: not counted
+  std::vector<energy::Provenance> provenance;     // per processor (a `ctrl profile` file); empty: unknown
   // Held power per processor (ctrl/loop/held.hpp), W, in every energy shown; empty: none
   // modelled. held_unknown: processors with energy whose held power the profile lacks.
   std::vector<double> held_power;
   std::vector<std::string> held_unknown;
+  // The model between measured sizes (ctrl/loop/model.hpp): how the front's sizes are taken ("" for
+  // measured sizes only), and per point of the front the parts that rest on sizes the profile did
+  // not measure (loop::interpolation_note; "" where every part was measured).
+  std::string model_line;
+  bool interpolates = false;
+  std::vector<std::string> interpolated;
 
   const partition::Solution& time_optimal() const { return front.front(); }
   const partition::Solution& energy_optimal() const { return front.back(); }
@@ -62,6 +68,10 @@ std::string classes_line(const FrontReport& report);
 // "energies: cpu:0-7 estimated, cuda:0 measured" for a report whose provenance is known, and a
 // line of the held powers in its energies; "" otherwise.
 std::string provenance_line(const FrontReport& report);
+// Whether point k of the front rests on sizes between measured ones, and the report's lines on
+// its sizes ("sizes: ..." and what "~" marks; "" for measured sizes only).
+bool interpolated(const FrontReport& report, std::size_t k);
+std::string model_lines(const FrontReport& report);
 // A distribution's parts separated by spaces, "3 0 5", as every table shows one.
 std::string parts_text(const partition::Distribution& x);
 

@@ -22,6 +22,11 @@ struct PointErrors {
   std::optional<double> time, energy;
 };
 
+// Report k's place in the front (the runs may be a spread of its points).
+std::size_t point_of(const std::vector<RunReport>& reports, std::size_t k) {
+  return reports[k].plan.front_point > 0 ? reports[k].plan.front_point : k + 1;
+}
+
 PointErrors errors_of(const RunReport& r) {
   return {relative_error(r.outcome.measured.wall.mean, r.totals.time_predicted),
           relative_error(r.totals.energy_measured, r.totals.energy_predicted)};
@@ -60,9 +65,10 @@ std::pair<std::optional<std::size_t>, std::optional<std::size_t>> worst_points(c
 
 std::string worst_text(const std::vector<RunReport>& reports, const std::vector<std::size_t>& which) {
   const auto [t, e] = worst_points(reports, which);
-  return fmt::format("time {}, dynamic energy {}",
-                     t ? fmt::format("{} at point {}", format_percent(errors_of(reports[*t]).time), *t + 1) : "—",
-                     e ? fmt::format("{} at point {}", format_percent(errors_of(reports[*e]).energy), *e + 1) : "—");
+  return fmt::format(
+      "time {}, dynamic energy {}",
+      t ? fmt::format("{} at point {}", format_percent(errors_of(reports[*t]).time), point_of(reports, *t)) : "—",
+      e ? fmt::format("{} at point {}", format_percent(errors_of(reports[*e]).energy), point_of(reports, *e)) : "—");
 }
 
 std::vector<std::size_t> all_points(std::size_t n) {
@@ -75,11 +81,15 @@ std::vector<std::size_t> all_points(std::size_t n) {
 
 void write_front_runs_table(std::ostream& out, const std::vector<RunReport>& reports) {
   for (std::size_t k = 0; k < reports.size(); ++k) {
-    out << fmt::format("== point {} of {} ==\n", k + 1, reports.size());
+    out << fmt::format("== point {} of {} ==\n", point_of(reports, k), reports.front().plan.front_points);
     write_run_table(out, reports[k]);
     out << '\n';
   }
-  out << fmt::format("every point of the front, measured beside predicted ({} points):\n", reports.size());
+  const std::size_t front = reports.front().plan.front_points;
+  out << (reports.size() == front
+              ? fmt::format("every point of the front, measured beside predicted ({} points):\n", front)
+              : fmt::format("{} of the front's {} points, spread along it, measured beside predicted:\n",
+                            reports.size(), front));
   constexpr const char* row = "{:>5}  {:<22} {:<14} {:>11} {:>11} {:>8}  {:>11} {:>11} {:>8}\n";
   out << fmt::format(row, "point", "distribution", "decided by", "time", "predicted", "error", "energy", "predicted",
                      "error");
@@ -87,11 +97,12 @@ void write_front_runs_table(std::ostream& out, const std::vector<RunReport>& rep
     const RunReport& r = reports[k];
     const auto e = errors_of(r);
     const std::string who = loop::deciding_processor(r.plan);
-    out << fmt::format(
-        row, k + 1, parts_text(r.plan.rows), who.empty() ? "—" : who, format_seconds(r.outcome.measured.wall.mean),
-        r.totals.time_predicted ? format_seconds(*r.totals.time_predicted) : "—", format_percent(e.time),
-        r.totals.energy_measured ? format_joules(*r.totals.energy_measured) : "—",
-        r.totals.energy_predicted ? format_joules(*r.totals.energy_predicted) : "—", format_percent(e.energy));
+    out << fmt::format(row, point_of(reports, k), parts_text(r.plan.rows), who.empty() ? "—" : who,
+                       format_seconds(r.outcome.measured.wall.mean),
+                       r.totals.time_predicted ? format_seconds(*r.totals.time_predicted) : "—", format_percent(e.time),
+                       r.totals.energy_measured ? format_joules(*r.totals.energy_measured) : "—",
+                       r.totals.energy_predicted ? format_joules(*r.totals.energy_predicted) : "—",
+                       format_percent(e.energy));
   }
   out << "worst: " << worst_text(reports, all_points(reports.size())) << '\n';
   for (const auto& [who, points] : by_decider(reports))
@@ -102,7 +113,7 @@ std::string front_runs_json(const std::vector<RunReport>& reports) {
   json points = json::array();
   for (std::size_t k = 0; k < reports.size(); ++k) {
     const auto e = errors_of(reports[k]);
-    points.push_back({{"point", k + 1},
+    points.push_back({{"point", point_of(reports, k)},
                       {"decided_by", loop::deciding_processor(reports[k].plan)},
                       {"time_error", e.time ? json(*e.time) : json(nullptr)},
                       {"energy_error", e.energy ? json(*e.energy) : json(nullptr)},
@@ -111,8 +122,10 @@ std::string front_runs_json(const std::vector<RunReport>& reports) {
   json worst_by = json::object();
   const auto entry = [&](const std::vector<std::size_t>& which) {
     const auto [t, en] = worst_points(reports, which);
-    return json{{"time", t ? json{{"point", *t + 1}, {"error", *errors_of(reports[*t]).time}} : json(nullptr)},
-                {"energy", en ? json{{"point", *en + 1}, {"error", *errors_of(reports[*en]).energy}} : json(nullptr)}};
+    return json{
+        {"time", t ? json{{"point", point_of(reports, *t)}, {"error", *errors_of(reports[*t]).time}} : json(nullptr)},
+        {"energy",
+         en ? json{{"point", point_of(reports, *en)}, {"error", *errors_of(reports[*en]).energy}} : json(nullptr)}};
   };
   for (const auto& [who, which] : by_decider(reports))
     if (!who.empty()) worst_by[who] = entry(which);

@@ -1,11 +1,13 @@
 // ctrl pareto --profile FILE.csv --workload N [--energy dynamic|total] [--base-power W] [--time-only]
 //              [--format table|json|csv] [--plot FILE.svg] [--plot-profile FILE.svg]
 //              [--algorithm dp|paper|brute-force] [--epsilon E] [--threads T] [--memory-limit SIZE]
-//              [--budget P%]...
+//              [--budget P%]... [--granularity G | --measured-only]
 // The exact Pareto front of workload distributions for time and energy (or, with --epsilon, one
 // within a factor 1 + E of it), and the HEPOPTA paper's analysis of it (docs/partition.md). A
 // `ctrl profile` file in which a processor has no energy at all gets no front of time and energy
-// (exit 2, saying what supplies it), only the time-optimal distribution with --time-only.
+// (exit 2, saying what supplies it), only the time-optimal distribution with --time-only. Between
+// measured sizes, time and energy are interpolated (ctrl/loop/model.hpp): any workload up to the
+// processors' largest sizes splits, and every output marks the points that rest on interpolation.
 #include "analysis_format.hpp"
 #include "command.hpp"
 #include "front_format.hpp"
@@ -19,7 +21,9 @@
 #include <ctrl/partition/hpopta.hpp>
 #include <ctrl/partition/load_balanced.hpp>
 #include <ctrl/partition/pareto.hpp>
+#include <ctrl/loop/args.hpp>
 #include <ctrl/loop/held.hpp>
+#include <ctrl/loop/model.hpp>
 #include <ctrl/loop/plan.hpp>
 #include <ctrl/loop/profile_file.hpp>
 
@@ -54,10 +58,13 @@ struct ParetoArgs {
   std::string memory_limit;
   std::vector<std::string> budgets{"5%"};
   bool time_only = false;
+  std::string granularity;
+  bool measured_only = false;
 };
 
 partition::Size parse_workload(const std::string& text) {
-  const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const bool digits =
+      !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
   partition::Size n = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
   if (!digits || ec != std::errc() || end != text.data() + text.size() || n <= 0)
@@ -96,7 +103,7 @@ std::size_t parse_memory_limit(const std::string& text) {
   double v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   const std::string unit(end, text.data() + text.size());
-  static const std::pair<const char*, int> units[] = {{"", 0},    {"K", 10},   {"M", 20},   {"G", 30},  {"T", 40},
+  static const std::pair<const char*, int> units[] = {{"", 0},     {"K", 10},   {"M", 20},   {"G", 30},  {"T", 40},
                                                       {"KiB", 10}, {"MiB", 20}, {"GiB", 30}, {"TiB", 40}};
   const auto* u = std::find_if(std::begin(units), std::end(units), [&](const auto& x) { return unit == x.first; });
   const double bytes = u == std::end(units) ? 0 : std::ldexp(v, u->second);
@@ -162,15 +169,13 @@ void compare_optima(FrontReport& report, const partition::Front& dynamic, const 
 
 // The load-balanced solution (equal times), with the spread of its times, and the even split; their
 // energies with the held power of every point (ctrl/loop/held.hpp).
-void balance(FrontReport& report, const partition::Profile& profile, const loop::HeldPower& held) {
-  const auto with_held = [&](const std::optional<partition::Solution>& s) -> std::optional<partition::Solution> {
-    if (!s) return s;
-    return loop::held_solution(profile, held, s->distribution, report.workload, report.model);
-  };
-  report.load_balanced = with_held(partition::load_balanced(profile, report.workload, report.model));
-  report.even_split = with_held(partition::even_split(profile, report.workload, report.model));
-  if (report.load_balanced)
-    report.balance = partition::time_spread(profile, report.load_balanced->distribution, report.workload);
+void balance(FrontReport& report, const partition::ProfileModel& model, const loop::HeldPower& held) {
+  report.load_balanced = loop::model_balanced(model, held, report.workload, loop::Balance::load_balanced, report.model);
+  report.even_split = loop::model_balanced(model, held, report.workload, loop::Balance::even, report.model);
+  if (report.load_balanced) {
+    const auto& x = report.load_balanced->distribution;
+    report.balance = partition::time_spread(model.point_profile(x, report.workload), x, report.workload);
+  }
 }
 
 // The paper's analysis of the front against the balanced distributions.
@@ -196,10 +201,32 @@ void check_objectives(const ParetoArgs& a, const loop::LoadedProfile& loaded) {
   if (loaded.file) loop::require_energy(*loaded.file, a.profile, "--time-only");
 }
 
-// The time-optimal distribution alone: the front of a single objective.
-partition::Front time_optimal_front(const partition::Profile& profile, partition::Size workload) {
-  const auto best = partition::hpopta(profile, workload);
-  return best ? partition::Front{*best} : partition::Front{};
+// --granularity G (interpolate between measured sizes at multiples of G) or --measured-only.
+loop::ModelChoice model_choice(const ParetoArgs& a) {
+  loop::ModelChoice choice;
+  choice.measured_only = a.measured_only;
+  if (!a.granularity.empty()) {
+    if (a.measured_only) throw exit_error(exit_bad_input, "--granularity and --measured-only exclude each other");
+    choice.granularity = loop::parse_positive(a.granularity, "--granularity");
+  }
+  return choice;
+}
+
+// How the report's sizes are taken, and which points rest on interpolated ones.
+void describe_model(FrontReport& report, const partition::ProfileModel& model) {
+  const auto& o = model.options();
+  if (!o.interpolate) return;
+  report.interpolates = true;
+  const partition::Size chunks = std::min(report.workload / o.granularity, o.resolution);
+  report.model_line = fmt::format(
+      "any multiple of {} row{} up to each processor's largest measured size, time and energy linear between "
+      "measured sizes{}",
+      o.granularity, o.granularity == 1 ? "" : "s",
+      chunks * o.granularity == report.workload
+          ? std::string()
+          : fmt::format(" (the workload in {} chunks of {:.4g} rows)", chunks,
+                        static_cast<double>(report.workload) / static_cast<double>(chunks)));
+  for (const auto& s : report.front) report.interpolated.push_back(loop::interpolation_note(model, s.distribution));
 }
 
 int run_pareto(const ParetoArgs& a) {
@@ -218,6 +245,7 @@ int run_pareto(const ParetoArgs& a) {
   const loop::LoadedProfile loaded = loop::read_profile(a.profile);
   const partition::Profile& profile = loaded.profile;
   check_objectives(a, loaded);
+  const partition::ProfileModel model = loop::profile_model(loaded, model_choice(a));
   report.time_only = a.time_only;
   if (loaded.file) report.provenance = loop::processor_provenance(*loaded.file);
   if (report.model.kind == partition::EnergyKind::total && a.base_power.empty()) {
@@ -225,7 +253,8 @@ int run_pareto(const ParetoArgs& a) {
     if (!watts)
       throw exit_error(exit_bad_input,
                        "--energy total needs the platform's base power: give --base-power W (the total that `ctrl "
-                       "power --idle` prints); " + report.base_power_origin);
+                       "power --idle` prints); " +
+                           report.base_power_origin);
     report.model.base_power = *watts;
     if (a.format != "table")  // the table says it in its first line; JSON and CSV have no place for it
       std::cerr << fmt::format("pareto: base power {:g} W: {}\n", report.model.base_power, report.base_power_origin);
@@ -241,18 +270,21 @@ int run_pareto(const ParetoArgs& a) {
   // The (time, total energy) front is a subset of the dynamic one (as in htpopta), which the
   // comparison of the two energies' optima needs; --time-only has the time-optimal point alone.
   // Every energy with the held power of the devices that finish first (ctrl/loop/held.hpp).
-  const loop::HeldPower held = loaded.file && !a.time_only ? loop::held_model(*loaded.file, &report.held_unknown)
-                                                           : loop::HeldPower{};
+  const loop::HeldPower held =
+      loaded.file && !a.time_only ? loop::held_model(*loaded.file, &report.held_unknown) : loop::HeldPower{};
   report.held_power = held.watts;
-  const partition::Front dynamic = a.time_only ? time_optimal_front(profile, report.workload)
-                                               : loop::held_front(profile, held, report.workload, {}, options);
+  const partition::Front dynamic = a.time_only ? loop::model_time_optimal(model, report.workload)
+                                               : loop::model_front(model, held, report.workload, {}, options);
   if (dynamic.empty())
     throw loop::InfeasibleError("workload " + a.workload + " cannot be split exactly with the sizes in " + a.profile +
-                                " (every non-zero part must be a size of its processor's profile)");
+                                " (with --measured-only, or a profile not written by `ctrl profile`, every non-zero "
+                                "part must be a measured size of its processor; --granularity G takes the sizes "
+                                "between them)");
   report.front = report.model.kind == partition::EnergyKind::total
-                     ? loop::held_reevaluate(profile, held, dynamic, report.workload, report.model)
+                     ? loop::model_reevaluate(model, held, dynamic, report.workload, report.model)
                      : dynamic;
-  balance(report, profile, held);
+  describe_model(report, model);
+  balance(report, model, held);
   if (!a.time_only) analyse(report, dynamic, loaded, a, budgets);
 
   if (a.time_only)
@@ -278,7 +310,8 @@ void add_pareto(CLI::App& app, action& run) {
   cmd->add_option("--profile", args->profile,
                   "CSV profile: a header naming processor,size,time,energy (any order), one row per point")
       ->required();
-  cmd->add_option("--workload", args->workload, "The workload n to split, in the units of the sizes (a positive integer)")
+  cmd->add_option("--workload", args->workload,
+                  "The workload n to split, in the units of the sizes (a positive integer)")
       ->required();
   cmd->add_option("--energy", args->energy, "Second objective: dynamic energy, or total = dynamic + base power x time")
       ->check(CLI::IsMember({"dynamic", "total"}))
@@ -308,6 +341,11 @@ void add_pareto(CLI::App& app, action& run) {
                   "A slowdown allowed over the fastest time, as a percentage (5%): the table, JSON and plot show the "
                   "least energy within it (repeat for several)")
       ->capture_default_str();
+  cmd->add_option("--granularity", args->granularity,
+                  "Parts are multiples of G rows, time and energy interpolated between measured sizes (default: the "
+                  "granularity a `ctrl profile` file records; a plain CSV: measured sizes only)");
+  cmd->add_flag("--measured-only", args->measured_only,
+                "Measured sizes only, as in the HEPOPTA paper: every non-zero part is a size the profile measured");
   cmd->add_flag("--time-only", args->time_only,
                 "Time only: the time-optimal distribution, energy not compared (for a profile in which a processor "
                 "has no energy, measured or estimated)");

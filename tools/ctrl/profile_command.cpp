@@ -1,18 +1,21 @@
-// ctrl profile APP --device D... --sizes FROM:TO:STEP --out FILE.csv [options]
-// Measures time and dynamic energy of every processor at every size, all processors at once, and
+// ctrl profile APP [--device D...] [--sizes [D=]FROM:TO:STEP...] [--out FILE.csv] [options]
+// Measures time and dynamic energy of every processor at its sizes, all processors at once, and
 // appends them to a profile that `ctrl pareto` reads; an interrupted profile resumes when the same
-// command is run again (docs/tool.md, docs/loop.md).
+// command is run again (docs/tool.md, docs/loop.md). Without --device, the processors `ctrl
+// devices` suggests; without --sizes, sizes chosen by a calibration; without --out, APP-profile.csv.
 #include "command.hpp"
 #include "loop_common.hpp"
 #include "job.hpp"
 #include "progress_bar.hpp"
 
 #include <ctrl/loop/args.hpp>
+#include <ctrl/loop/machine.hpp>
 #include <ctrl/loop/profile.hpp>
 
 #include <ctrl/io/files.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <atomic>
 #include <csignal>
@@ -30,70 +33,109 @@ namespace {
 struct ProfileArgs {
   AppArgs app;
   std::vector<std::string> devices;
+  int groups = 2;
   std::vector<std::string> sizes;
+  int steps = loop::SizeCalibration{}.steps;
+  double largest_run = loop::SizeCalibration{}.largest_run_s;
   std::string out;
   std::string cols;
   MeasureArgs measure{30};
   PlatformArgs platform;
 };
 
+// "16 sizes from 64 to 1024" when evenly spaced ("64:1024:64" is what --sizes takes), else a list.
+std::string sizes_text(const std::vector<index_t>& s) {
+  if (s.size() < 3) return fmt::format("{}", fmt::join(s, ","));
+  const index_t step = s[1] - s[0];
+  for (std::size_t k = 2; k < s.size(); ++k)
+    if (s[k] - s[k - 1] != step) return fmt::format("{} ({} sizes)", fmt::join(s, ","), s.size());
+  return fmt::format("{}:{}:{} ({} sizes)", s.front(), s.back(), step, s.size());
+}
+
 class Observer final : public loop::ProfileObserver {
  public:
   explicit Observer(ProgressBar& bar) : bar_(bar) {}
 
   void note(const std::string& line) override { bar_.line("profile: " + line); }
-  void plan(const std::vector<index_t>& todo, std::size_t done) override {
+  void plan(const std::vector<loop::Step>& todo, std::size_t done) override {
     total_ = todo.size();
-    for (const index_t s : todo) todo_weight_ += static_cast<double>(s);  // bigger sizes take longer
-    bar_.line(fmt::format("profile: {} size{} to measure{}", total_, total_ == 1 ? "" : "s",
+    for (const auto& s : todo) todo_weight_ += weight(s);  // bigger sizes take longer
+    bar_.line(fmt::format("profile: {} step{} to measure (a size of every processor at each){}", total_,
+                          total_ == 1 ? "" : "s",
                           done ? fmt::format(" ({} already in the file)", done) : std::string()));
   }
-  void size_begin(index_t size, std::size_t k) override {
+  void size_begin(const loop::Step& step, std::size_t k) override {
     k_ = k;
-    current_ = size;
-    bar_.update(fraction(0), fmt::format("size {} ({}/{})  warm-up", size, k + 1, total_), true);
+    current_ = weight(step);
+    bar_.update(fraction(0), fmt::format("sizes {} ({}/{})  warm-up", label(step), k + 1, total_), true);
   }
-  void round(index_t size, const loop::RoundProgress& p) override {
+  void round(const loop::Step& step, const loop::RoundProgress& p) override {
     const double within = std::min(1.0, static_cast<double>(p.rep) / std::max(3, std::min(p.max_reps, 10)));
     bar_.update(fraction(within),
-                fmt::format("size {} ({}/{})  round {} x{}  ci {:.1f}%", size, k_ + 1, total_, p.rep, p.batch,
+                fmt::format("sizes {} ({}/{})  round {} x{}  ci {:.1f}%", label(step), k_ + 1, total_, p.rep, p.batch,
                             std::isfinite(p.worst_relative_ci) ? p.worst_relative_ci * 100 : 999.0));
   }
-  void size_end(index_t size, const loop::MeasureResult& m,
+  void size_end(const loop::Step& step, const loop::MeasureResult& m,
                 const std::vector<loop::ProfileRow>& rows) override {
-    done_weight_ += static_cast<double>(size);
-    std::string text = fmt::format("profile: size {} ({}/{}): {} round{}", size, k_ + 1, total_, m.reps,
-                                   m.reps == 1 ? "" : "s");
+    done_weight_ += weight(step);
+    std::string text = fmt::format("profile: step {}/{}: {} round{}", k_ + 1, total_, m.reps, m.reps == 1 ? "" : "s");
     for (const auto& r : rows) {
-      text += fmt::format("  {} {} ±{:.1f}% x{}", r.processor, format_seconds(r.time), 100 * r.time_ci / r.time,
-                          r.batch);
+      text += fmt::format("  {} {} rows {} ±{:.1f}% x{}", r.processor, r.size, format_seconds(r.time),
+                          100 * r.time_ci / r.time, r.batch);
       if (r.energy_measured) text += fmt::format(" {}", format_joules(*r.energy_measured));
     }
     if (!m.converged) text += fmt::format("  (not converged: {})", m.limiting);
+    (void)step;
     bar_.line(text);
   }
 
  private:
   double fraction(double within) const {
     if (todo_weight_ <= 0) return 0;
-    return (done_weight_ + within * static_cast<double>(current_)) / todo_weight_;
+    return (done_weight_ + within * current_) / todo_weight_;
+  }
+  // The sizes of a step are of about equal times: the step's largest share of rows stands for it.
+  static double weight(const loop::Step& step) {
+    double w = 0;
+    for (const index_t x : step) w += static_cast<double>(x);
+    return w;
+  }
+  static std::string label(const loop::Step& step) {
+    const bool same = std::all_of(step.begin(), step.end(), [&](index_t x) { return x == step.front(); });
+    return same ? std::to_string(step.front()) : fmt::format("{}", fmt::join(step, "/"));
   }
 
   ProgressBar& bar_;
   std::size_t total_ = 0, k_ = 0;
-  index_t current_ = 0;
+  double current_ = 0;
   double todo_weight_ = 0, done_weight_ = 0;
 };
+
+// --sizes: everyone's and per processor's; none: calibrated (--steps, --largest-run).
+void set_sizes(const ProfileArgs& a, loop::ProfileRequest& req) {
+  const loop::SizesOption sizes = loop::parse_sizes_options(a.sizes);
+  req.sizes = sizes.all;
+  req.sizes_of = sizes.of;
+  req.calibration.steps = a.steps;
+  req.calibration.largest_run_s = a.largest_run;
+  if (req.sizes.empty() && req.sizes_of.empty()) req.calibration.validate();
+}
+
+// The processors: --device, else (one process) the ones `ctrl devices` suggests.
+void set_devices(const ProfileArgs& a, loop::ProfileRequest& req) {
+  for (const auto& d : a.devices) req.devices.push_back(parse_device(d));
+  if (req.devices.empty() && a.platform.selection.empty()) {
+    if (a.groups < 1) throw exit_error(exit_bad_input, "--groups: at least 1 CPU group");
+    req.devices = loop::suggested_processors(loop::probe_machine(), a.groups);
+  }
+}
 
 int run_profile_command(const ProfileArgs& a, Job& job) {
   loop::ProfileRequest req;
   const auto named = a.app.workload();  // the application is the first thing to be wrong
-  if (a.devices.empty() && a.platform.selection.empty())
-    throw exit_error(exit_bad_input, "profile: name the processors with --device (cpu:0-3, cuda:0), or the ranks' "
-                                     "with --selection FILE");
-  for (const auto& d : a.devices) req.devices.push_back(parse_device(d));
-  req.sizes = loop::parse_sizes(a.sizes);
-  req.out = a.out;
+  set_devices(a, req);
+  set_sizes(a, req);
+  req.out = a.out.empty() ? named->name() + "-profile.csv" : a.out;
   if (!a.cols.empty()) req.cols = loop::parse_positive(a.cols, "--cols");
   req.rule = {a.measure.min_reps, a.measure.max_reps, a.measure.precision, a.measure.max_seconds};
   req.rule.validate();
@@ -111,15 +153,17 @@ int run_profile_command(const ProfileArgs& a, Job& job) {
   // measured are kept).
   loop::StopFlag stop{false};
   std::optional<InterruptScope> watching(std::in_place, stop);
-  std::string sizes;
-  for (const index_t s : req.sizes) sizes += fmt::format("{}{}", sizes.empty() ? "" : ",", s);
+  std::string sizes = fmt::format("{}", fmt::join(req.sizes, ","));
+  for (const auto& [name, own] : req.sizes_of) sizes += fmt::format(" {}={}", name, fmt::join(own, ","));
+  if (req.sizes.empty() && req.sizes_of.empty())
+    sizes = fmt::format("calibrated: {} steps up to {} s", req.calibration.steps, req.calibration.largest_run_s);
   const bool distributed = a.platform.distributed(!req.devices.empty());
   loop::agree_on_problem(job.group(a.platform, distributed),
-                   fmt::format("{} --cols {} --sizes {} --seed {}", named->identity(), a.cols.empty() ? "(default)" : a.cols, sizes,
-                               req.seed));
+                         fmt::format("{} --cols {} --sizes {} --seed {}", named->identity(),
+                                     a.cols.empty() ? "(default)" : a.cols, sizes, req.seed));
   // Rank 0 writes the profile: its --out is checked there, before any device is made.
   job.from_root([&] {
-    const io::FileArgument files[] = {{"--selection", a.platform.selection, false}, {"--out", a.out, true}};
+    const io::FileArgument files[] = {{"--selection", a.platform.selection, false}, {"--out", req.out, true}};
     io::check_files(files);
     return std::string();
   });
@@ -133,12 +177,14 @@ int run_profile_command(const ProfileArgs& a, Job& job) {
   bar.finish();
 
   std::cout << describe(app, o.cols) << '\n';
-  std::cout << fmt::format("profile {}: {} size{} measured now, {} already there", req.out, o.measured,
+  std::cout << fmt::format("profile {}: {} step{} measured now, {} already there", req.out, o.measured,
                            o.measured == 1 ? "" : "s", o.resumed)
             << (o.unconverged ? fmt::format(", {} not converged within the repetition bound", o.unconverged) : "")
             << '\n';
-  for (const auto& p : o.processors) {
-    std::cout << fmt::format("  {:<14} {}", p.name, p.description);
+  for (std::size_t i = 0; i < o.processors.size(); ++i) {
+    const auto& p = o.processors[i];
+    std::cout << fmt::format("  {:<14} {}", p.name, i < o.sizes.size() ? "sizes " + sizes_text(o.sizes[i]) + "; " : "");
+    std::cout << p.description;
     if (p.has_energy())
       std::cout << fmt::format("; energy {} by {}, base power {:.2f} W ({})", energy::to_string(p.energy_provenance),
                                p.energy_source, p.base_power_w.value_or(0.0), p.base_power_origin);
@@ -153,13 +199,14 @@ int run_profile_command(const ProfileArgs& a, Job& job) {
               << "; run the same command again to resume\n";
     return 130;
   }
-  const index_t total_rows = req.sizes.back() * static_cast<index_t>(platform->size());
   // A processor without energy gets no front of time and energy (ctrl pareto refuses one).
   const bool all_energy = std::all_of(o.processors.begin(), o.processors.end(),
                                       [](const loop::ProcessorInfo& p) { return p.has_energy(); });
-  std::cout << fmt::format("next: ctrl pareto --profile {} --workload N{}   (N up to {}{})\n", req.out,
-                           all_energy ? "" : " --time-only", total_rows,
-                           all_energy ? "" : "; time only: a processor has no energy, see above");
+  std::cout << fmt::format(
+      "next: ctrl pareto --profile {} --workload {}{}   (any workload up to {}, the processors' "
+      "largest sizes together{})\n",
+      req.out, o.capacity, all_energy ? "" : " --time-only", o.capacity,
+      all_energy ? "" : "; time only: a processor has no energy, see above");
   return exit_ok;
 }
 
@@ -168,11 +215,22 @@ int run_profile_command(const ProfileArgs& a, Job& job) {
 void add_profile(CLI::App& app, action& run, Job& job) {
   auto args = std::make_shared<ProfileArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "profile", "Measure time and energy of every processor at every size, all at once, into a profile for ctrl pareto");
+      "profile",
+      "Measure time and energy of every processor at every size, all at once, into a profile for ctrl pareto");
   args->app.add_to(cmd);
-  cmd->add_option("--device", args->devices, "A processor (repeat): cpu:0-7, cuda:0, offload:0-3");
-  cmd->add_option("--sizes", args->sizes, "Rows per processor: FROM:TO:STEP, or a,b,c (repeatable)")->required();
-  cmd->add_option("--out", args->out, "The profile file (CSV); an existing one is resumed")->required();
+  cmd->add_option("--device", args->devices,
+                  "A processor (repeat): cpu:0-7, cuda:0, offload:0-3 (default: those `ctrl devices` suggests)");
+  cmd->add_option("--groups", args->groups,
+                  "Without --device: the CPU groups the suggested processors split the cores into")
+      ->capture_default_str();
+  cmd->add_option("--sizes", args->sizes,
+                  "Rows per processor: FROM:TO:STEP or a,b,c for every processor, DEVICE=FROM:TO:STEP for one "
+                  "(repeatable; every processor needs as many sizes). Default: chosen by a calibration");
+  cmd->add_option("--steps", args->steps, "Without --sizes: the sizes per processor")->capture_default_str();
+  cmd->add_option("--largest-run", args->largest_run,
+                  "Without --sizes: seconds of a processor's run at its largest size (sizes from there down)")
+      ->capture_default_str();
+  cmd->add_option("--out", args->out, "The profile file (CSV); an existing one is resumed (default: APP-profile.csv)");
   cmd->add_option("--cols", args->cols, cols_help());
   args->measure.add_to(cmd);
   args->platform.add_to(cmd);

@@ -34,6 +34,7 @@ struct RunArgs {
   std::string profile;
   std::string workload;
   std::string cols;
+  std::size_t points = 0;
   MeasureArgs measure{10};
   std::string format = "table";
   std::string json_file;
@@ -61,6 +62,8 @@ loop::PlanRequest plan_request(const RunArgs& a) {
   r.profile = a.profile;
   if (!a.workload.empty()) r.workload = loop::parse_positive(a.workload, "--workload");
   if (!a.cols.empty()) r.cols = loop::parse_positive(a.cols, "--cols");
+  if (a.points > 0 && a.pick != "all") throw exit_error(exit_bad_input, "--points goes with --pick all");
+  r.points = a.points;
   return r;
 }
 
@@ -93,11 +96,14 @@ std::vector<DeviceSpec> devices_of(const loop::Plan& plan, bool distributed) {
   for (const auto& n : plan.processors) {
     const auto [host, spec] = loop::split_processor_name(n);
     if (!host.empty() && !distributed)
-      throw exit_error(exit_bad_input, fmt::format("{} names a host: a distribution across hosts runs under mpirun with "
-                                                   "--selection FILE", n));
+      throw exit_error(exit_bad_input,
+                       fmt::format("{} names a host: a distribution across hosts runs under mpirun with "
+                                   "--selection FILE",
+                                   n));
     if (host.empty() && distributed)
       throw exit_error(exit_bad_input, fmt::format("{} names no host: with --selection, processors are HOST/DEVICE (as "
-                                                   "a distributed profile names them)", n));
+                                                   "a distributed profile names them)",
+                                                   n));
     devices.push_back(spec);
   }
   return devices;
@@ -115,11 +121,14 @@ loop::RunOutcome run_plan(const RunArgs& a, const loop::Plan& p, const loop::Sto
   req.output = a.output;
   ProgressBar bar(ProgressBar::parse_mode(platform.is_root() ? a.measure.progress : std::string("none")));
   bar.update(0, label + "warm-up", true);
-  loop::RunOutcome outcome = loop::run_distribution(runnable, req, platform, [&](const loop::RoundProgress& r) {
-    bar.update(std::min(1.0, static_cast<double>(r.rep) / rule.min_reps),
-               fmt::format("{}round {} x{}  ci {:.1f}%", label, r.rep, r.batch,
-                           std::isfinite(r.worst_relative_ci) ? 100 * r.worst_relative_ci : 999.0));
-  }, stop);
+  loop::RunOutcome outcome = loop::run_distribution(
+      runnable, req, platform,
+      [&](const loop::RoundProgress& r) {
+        bar.update(std::min(1.0, static_cast<double>(r.rep) / rule.min_reps),
+                   fmt::format("{}round {} x{}  ci {:.1f}%", label, r.rep, r.batch,
+                               std::isfinite(r.worst_relative_ci) ? 100 * r.worst_relative_ci : 999.0));
+      },
+      stop);
   for (const auto& line : outcome.notes) bar.line("run: " + line);
   bar.finish();
   return outcome;
@@ -174,8 +183,10 @@ int run_all_points(const RunArgs& a, const loop::PlanRequest& request, const loo
     return 130;
   }
   if (!a.json_file.empty()) write_json_file(a.json_file, front_runs_json(reports));
-  if (a.format == "json") std::cout << front_runs_json(reports);
-  else write_front_runs_table(std::cout, reports);
+  if (a.format == "json")
+    std::cout << front_runs_json(reports);
+  else
+    write_front_runs_table(std::cout, reports);
   int code = exit_ok;
   for (std::size_t k = 0; k < reports.size(); ++k)
     if (!outcomes[k].check.ok) {
@@ -210,8 +221,10 @@ int run_run(const RunArgs& a, Job& job) {
 
   const RunReport report{app, p, outcome, loop::totals(p, outcome), rule.precision};
   if (!a.json_file.empty() && platform->is_root()) write_json_file(a.json_file, run_json(report));
-  if (a.format == "json") std::cout << run_json(report);
-  else write_run_table(std::cout, report);
+  if (a.format == "json")
+    std::cout << run_json(report);
+  else
+    write_run_table(std::cout, report);
   if (!outcome.check.ok) {
     std::cerr << "ctrl: run: wrong results: " << outcome.check.detail << '\n';
     return exit_failure;
@@ -231,11 +244,17 @@ void add_run(CLI::App& app, action& run, Job& job) {
   cmd->add_option("--pick", args->pick,
                   "Which point: fastest, least-energy, K (1-based), all (every point of the front, one run each, "
                   "the worst named), or computed from --profile: load-balanced (equal times) or even (equal rows)");
-  cmd->add_option("--profile", args->profile, "The profile the front came from: per-processor predictions, N, base powers");
+  cmd->add_option("--points", args->points,
+                  "With --pick all: at most K points, spread evenly along the front (the fastest and the least "
+                  "energy among them)");
+  cmd->add_option("--profile", args->profile,
+                  "The profile the front came from: per-processor predictions, N, base powers");
   cmd->add_option("--workload", args->workload, "With --profile --pick and no --front: the workload to split");
   cmd->add_option("--cols", args->cols, "N, the fixed dimension (default: the profile's, else the application's)");
   args->measure.add_to(cmd);
-  cmd->add_option("--format", args->format, "table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
+  cmd->add_option("--format", args->format, "table or json")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
   cmd->add_option("--json", args->json_file, "Also write the JSON report to this file");
   cmd->add_option("--output", args->output,
                   "Write the result matrix (all rows, in processor order) to this .npy file, when the check passes");

@@ -22,13 +22,13 @@ json processor_json(const loop::ProcessorRun& r) {
                {"predicted", optional(r.predicted.time)},
                {"error", optional(r.rows ? relative_error(r.time.mean, r.predicted.time) : std::nullopt)}};
   if (r.energy)
-    p["energy"] = {{"measured", estimate(*r.energy)},
-                   {"predicted", optional(r.predicted.energy)},
-                   {"error", optional(relative_error(r.energy->mean, r.predicted.energy))},
-                   {"held", {{"measured", r.held ? estimate(*r.held) : json(nullptr)},
-                             {"predicted", optional(r.predicted.held)}}},
-                   {"source", r.energy_source},
-                   {"provenance", energy::to_string(r.energy_provenance)}};
+    p["energy"] = {
+        {"measured", estimate(*r.energy)},
+        {"predicted", optional(r.predicted.energy)},
+        {"error", optional(relative_error(r.energy->mean, r.predicted.energy))},
+        {"held", {{"measured", r.held ? estimate(*r.held) : json(nullptr)}, {"predicted", optional(r.predicted.held)}}},
+        {"source", r.energy_source},
+        {"provenance", energy::to_string(r.energy_provenance)}};
   else
     p["energy"] = {{"measured", nullptr}, {"absent", r.energy_absent}};
   return p;
@@ -133,14 +133,9 @@ std::string run_json(const RunReport& r) {
   for (const auto& p : o.processors) procs.push_back(processor_json(p));
   json parameters = json::object();
   for (const loop::Parameter& p : r.app.settings().parameters()) parameters[p.name] = r.app.settings()[p.name];
-  json doc{{"app", r.app.name()},
-           {"parameters", parameters},
-           {"cols", o.cols},
-           {"rows", r.plan.total_rows()},
-           {"distribution_from", r.plan.source},
-           {"rounds", o.measured.reps},
-           {"batch", o.measured.batch},
-           {"converged", o.measured.converged},
+  json doc{{"app", r.app.name()},         {"parameters", parameters},           {"cols", o.cols},
+           {"rows", r.plan.total_rows()}, {"distribution_from", r.plan.source}, {"interpolated", r.plan.interpolated},
+           {"rounds", o.measured.reps},   {"batch", o.measured.batch},          {"converged", o.measured.converged},
            {"processors", procs}};
   doc["total"] = {{"time",
                    {{"measured", estimate(o.measured.wall)},
@@ -152,8 +147,11 @@ std::string run_json(const RunReport& r) {
                     {"predicted", optional(t.energy_predicted)},
                     {"error", optional(relative_error(t.energy_measured, t.energy_predicted))},
                     {"covers", covered(o)}}}};
-  doc["check"] = {{"ok", o.check.ok}, {"worst", o.check.worst}, {"rows", o.check.rows_checked},
-                  {"method", o.check.method}, {"detail", o.check.detail}};
+  doc["check"] = {{"ok", o.check.ok},
+                  {"worst", o.check.worst},
+                  {"rows", o.check.rows_checked},
+                  {"method", o.check.method},
+                  {"detail", o.check.detail}};
   return doc.dump(2) + "\n";
 }
 
@@ -163,7 +161,8 @@ void write_run_table(std::ostream& out, const RunReport& r) {
   const index_t rows = plan.total_rows();
   out << describe(r.app, plan.cols) << fmt::format(" (N from {})\n", plan.cols_from);
   std::string dist;
-  for (std::size_t i = 0; i < plan.processors.size(); ++i) dist += fmt::format(" {}={}", plan.processors[i], plan.rows[i]);
+  for (std::size_t i = 0; i < plan.processors.size(); ++i)
+    dist += fmt::format(" {}={}", plan.processors[i], plan.rows[i]);
   out << fmt::format("distribution ({} rows) from {}:{}\n", rows, plan.source, dist);
   out << fmt::format("measured: {} round{} of {} run{} each; 95% CI of every mean within {:.1f}%: {}\n\n", res.reps,
                      res.reps == 1 ? "" : "s", res.batch, res.batch == 1 ? "" : "s", 100 * r.precision,
@@ -174,10 +173,13 @@ void write_run_table(std::ostream& out, const RunReport& r) {
   out << total_row(r, rows);
   out << "\ntotal time: from the common start to the last processor's completion; predicted: "
       << (plan.time ? "the front's" : "the largest profile time") << '\n';
+  if (!plan.interpolated.empty())
+    out << "predicted between measured sizes (interpolated, not measured): " << plan.interpolated << '\n';
   write_energy_note(out, r);
   const loop::Check& check = r.outcome.check;
-  out << fmt::format("check: {} — {} ({} rows; worst error {:.3g} of its tolerance){}\n", check.ok ? "passed" : "FAILED",
-                     check.method, check.rows_checked, check.worst, check.ok ? std::string() : "\n  " + check.detail);
+  out << fmt::format("check: {} — {} ({} rows; worst error {:.3g} of its tolerance){}\n",
+                     check.ok ? "passed" : "FAILED", check.method, check.rows_checked, check.worst,
+                     check.ok ? std::string() : "\n  " + check.detail);
 }
 
 }  // namespace ctrl::tool

@@ -16,6 +16,15 @@ std::vector<index_t> parse_sizes(std::string_view text);
 // Several --sizes options merged.
 std::vector<index_t> parse_sizes(const std::vector<std::string>& texts);
 
+// --sizes options, each for every processor ("64:1024:64") or for one ("cuda:0=256:4096:256"):
+// the sizes of every processor, and those of each processor named (merged per processor, in the
+// order first named). UsageError quoting the text that is malformed.
+struct SizesOption {
+  std::vector<index_t> all;
+  std::vector<std::pair<std::string, std::vector<index_t>>> of;
+};
+SizesOption parse_sizes_options(const std::vector<std::string>& texts);
+
 // "cpu:0-7=SIZE" -> ("cpu:0-7", SIZE), "node2/cuda:0=SIZE" -> ("node2/cuda:0", SIZE); SIZE >= 0.
 std::pair<std::string, index_t> parse_split(std::string_view text);
 

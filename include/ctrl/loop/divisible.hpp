@@ -85,14 +85,18 @@ class DivisibleProblem;
 class BlockRun {
  public:
   Controller& controller() const { return controller_; }
-  Block block() const { return block_; }      // the instance's rows this processor computes
+  Block block() const { return block_; }  // the instance's rows this processor computes
   index_t rows() const { return block_.rows(); }
-  index_t cols() const { return cols_; }      // N
+  index_t cols() const { return cols_; }  // N
   // Rows of halo present before and after the block in `a`'s tile (0 at the instance's edges).
   template <class T, std::size_t R>
-  index_t halo_before(Array<T, R> a) const { return halo_rows(a.id, true); }
+  index_t halo_before(Array<T, R> a) const {
+    return halo_rows(a.id, true);
+  }
   template <class T, std::size_t R>
-  index_t halo_after(Array<T, R> a) const { return halo_rows(a.id, false); }
+  index_t halo_after(Array<T, R> a) const {
+    return halo_rows(a.id, false);
+  }
 
   template <class T, std::size_t R>
   Tile<T, R>& operator[](Array<T, R> a) const {
@@ -109,7 +113,9 @@ class BlockRun {
   // same number of times; while the profile measures processors alone, the halo moves but keeps
   // its values.
   template <class T, std::size_t R>
-  void exchange(Array<T, R> a) const { exchange(a.id); }
+  void exchange(Array<T, R> a) const {
+    exchange(a.id);
+  }
 
  private:
   friend class DivisibleProblem;
@@ -131,7 +137,7 @@ class Results {
  public:
   const std::vector<Block>& blocks() const { return blocks_; }  // the blocks to check (non-empty ones)
   index_t first_row() const { return first_row_; }              // instance row of the arrays' row 0
-  index_t rows() const { return rows_; }                        // rows held
+  index_t rows() const { return rows_; }                        // rows of the instance held
   index_t cols() const { return cols_; }
   // True when each block ran alone (the profile's rounds): its halo rows kept their initial values.
   bool standalone() const { return standalone_; }
@@ -143,7 +149,9 @@ class Results {
   }
   // Elements in one row of a split array (the product of its extents after the first).
   template <class T, std::size_t R>
-  std::size_t row_length(Array<T, R> a) const { return row_elements(a.id); }
+  std::size_t row_length(Array<T, R> a) const {
+    return row_elements(a.id);
+  }
 
  private:
   friend class DivisibleProblem;
@@ -185,7 +193,9 @@ class Divisible final : public Workload {
   // them. The halo's values at the start are the array's (its initial values, or for an output
   // what the first kernel writes into them).
   template <class T, std::size_t R>
-  void halo(Array<T, R> a, index_t rows) { set_halo(a.id, rows); }
+  void halo(Array<T, R> a, index_t rows) {
+    set_halo(a.id, rows);
+  }
 
   // The kernels of one block (required).
   void compute(Compute fn) { compute_ = std::move(fn); }
@@ -194,17 +204,24 @@ class Divisible final : public Workload {
     verify_method_ = std::move(method);
     verify_ = std::move(fn);
   }
+  // Blocks of a multiple of `rows` rows only (kernels that work on blocks of rows): profiles,
+  // fronts and runs give each processor a multiple of it. Default 1. UsageError below 1.
+  void granularity(index_t rows);
   // Floating-point operations of `rows` rows (for GFLOP/s in profiles); default 0.
   void flops(std::function<double(index_t rows, index_t cols)> fn) { flops_ = std::move(fn); }
   // The output written by `ctrl run --output` (default: the first output).
   template <class T, std::size_t R>
-  void saved_output(Array<T, R> a) { set_saved(a.id); }
+  void saved_output(Array<T, R> a) {
+    set_saved(a.id);
+  }
 
   std::string name() const override { return name_; }
   std::string summary(index_t cols) const override;
   index_t default_cols() const override { return default_cols_; }
   double flops(index_t rows, index_t cols) const override { return flops_ ? flops_(rows, cols) : 0.0; }
   bool exchanges_halos() const override;
+  index_t granularity() const override { return granularity_; }
+  index_t min_rows() const override;
 
  protected:
   std::vector<ArrayShape> arrays(index_t rows, index_t cols, std::size_t slots) const override;
@@ -253,6 +270,7 @@ class Divisible final : public Workload {
   std::string verify_method_;
   std::function<double(index_t, index_t)> flops_;
   std::size_t saved_ = static_cast<std::size_t>(-1);
+  index_t granularity_ = 1;
 };
 
 template <class T, std::size_t R>
@@ -288,10 +306,18 @@ Array<T, R> Divisible::add(std::string name, const Extent (&extents)[R], Part pa
   s.on = [](Controller& c, void* t, int op) {
     auto& tile = *static_cast<Tile<T, R>*>(t);
     switch (op) {
-      case attach: c.attach(tile); break;
-      case detach: c.detach(tile); break;
-      case create_internal: c.create_internal(tile); break;
-      default: c.destroy_internal(tile); break;
+      case attach:
+        c.attach(tile);
+        break;
+      case detach:
+        c.detach(tile);
+        break;
+      case create_internal:
+        c.create_internal(tile);
+        break;
+      default:
+        c.destroy_internal(tile);
+        break;
     }
   };
   s.data = [](void* t) -> void* { return static_cast<Tile<T, R>*>(t)->data(); };

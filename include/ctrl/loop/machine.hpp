@@ -8,6 +8,7 @@
 #include <ctrl/gpus.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,17 +23,21 @@ using GpuInfo = ctrl::GpuInfo;  // ctrl/gpus.hpp
 
 struct Machine {
   std::string cpu_model;
-  std::vector<int> cores;         // logical cores of the machine
-  std::vector<int> usable;        // those in this process's affinity mask
+  std::vector<int> cores;   // logical cores of the machine
+  std::vector<int> usable;  // those in this process's affinity mask
   int physical_cores = 0;
   std::vector<CoreGroup> packages, numa_nodes;
-  bool cuda_backend = false;      // whether this build has cuda:N controllers
-  std::vector<GpuInfo> gpus;      // from the CUDA runtime; empty without the backend
-  std::string gpu_note;           // why no GPU is listed, when none is
+  bool cuda_backend = false;  // whether this build has cuda:N controllers
+  std::vector<GpuInfo> gpus;  // from the CUDA runtime; empty without the backend
+  std::string gpu_note;       // why no GPU is listed, when none is
   std::vector<energy::MeterListing> meters;
 };
 
 Machine probe_machine();
+
+// The bytes this process may still allocate: the least of the system's MemAvailable, the room left
+// in its cgroup (memory.max less memory.current, v2) and RLIMIT_AS; nullopt when none is known.
+std::optional<std::uint64_t> available_memory();
 
 // The physical packages that these logical cores belong to (sorted, unique).
 std::vector<int> packages_of(const std::vector<int>& cores);

@@ -30,32 +30,33 @@ struct StopRule {
 };
 
 struct ProcessorResult {
-  Estimate time;                  // seconds per run
-  std::optional<Estimate> energy; // dynamic joules per run (nullopt: no energy of its own)
-  std::optional<Estimate> held;   // executions: the part of `energy` after its block (RoundResult::held_j)
-  double runs_per_round = 0.0;    // mean
+  Estimate time;                   // seconds per run
+  std::optional<Estimate> energy;  // dynamic joules per run (nullopt: no energy of its own)
+  std::optional<Estimate> held;    // executions: the part of `energy` after its block (RoundResult::held_j)
+  double runs_per_round = 0.0;     // mean
+  double exchange_s = 0.0;         // mean seconds per run spent exchanging halos (part of time)
 };
 
 enum class RoundMode { executions, fill };
 
 struct MeasureResult {
   int reps = 0;
-  int batch = 1;                  // executions per round (RoundMode::executions)
-  int discarded = 0;              // rounds dropped (and reported) when one fell well short and the batch grew
+  int batch = 1;      // executions per round (RoundMode::executions)
+  int discarded = 0;  // rounds dropped (and reported) when one fell well short and the batch grew
   bool converged = false;
   bool interrupted = false;
   std::vector<ProcessorResult> processors;
-  Estimate wall;                  // seconds per run, common start to last completion
-  double window_s = 0.0;          // mean energy window
-  double elapsed_s = 0.0;         // everything, warm-up included
-  std::string limiting;           // what kept the rule from being met, when not converged
+  Estimate wall;           // seconds per run, common start to last completion
+  double window_s = 0.0;   // mean energy window
+  double elapsed_s = 0.0;  // everything, warm-up included
+  std::string limiting;    // what kept the rule from being met, when not converged
 };
 
 struct RoundProgress {
-  int rep = 0;                    // rounds done (measured ones)
+  int rep = 0;  // rounds done (measured ones)
   int max_reps = 0;
   int batch = 1;
-  double worst_relative_ci = 0.0; // the largest relative CI among the stopping rule's quantities
+  double worst_relative_ci = 0.0;  // the largest relative CI among the stopping rule's quantities
 };
 
 // Checked after the warm-up and after each round; a set flag ends the measurement (interrupted).

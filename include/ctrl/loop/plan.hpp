@@ -49,11 +49,14 @@ struct Pick {
 
 struct PlanRequest {
   std::vector<std::pair<std::string, index_t>> split;  // by hand: processors and their rows, in order
-  std::string front;                // or a front file (`ctrl pareto --format json`) and a pick
+  std::string front;                                   // or a front file (`ctrl pareto --format json`) and a pick
   std::optional<Pick> pick;
   std::string profile;              // predictions, N and base powers; with a pick and a workload and
   std::optional<index_t> workload;  // no front, the front is computed from it
   std::optional<index_t> cols;      // N (default: the profile's, else the workload's)
+  // With Pick::all: at most this many points, spread evenly along the front by their place in it
+  // (the fastest and the least-energy always among them); 0: every point.
+  std::size_t points = 0;
   // How messages and Plan::source name the split and N where they come from the request (a tool
   // names its options: "--split", "--cols").
   std::string split_name = "the split given", cols_name = "the N given";
@@ -61,17 +64,21 @@ struct PlanRequest {
 
 struct Plan {
   std::vector<std::string> processors;
-  std::vector<index_t> rows;                    // per processor
-  std::string source;                           // where the distribution comes from, in words
-  std::optional<double> time, energy;           // the front's prediction of the whole, when from one
-  partition::EnergyModel model;                 // what that energy is: dynamic, or total
+  std::vector<index_t> rows;           // per processor
+  std::string source;                  // where the distribution comes from, in words
+  std::optional<double> time, energy;  // the front's prediction of the whole, when from one
+  partition::EnergyModel model;        // what that energy is: dynamic, or total
   index_t cols = 0;
-  std::string cols_from;                        // where N comes from, in words
-  std::vector<Prediction> predicted;            // per processor from the profile (empty: none)
+  std::string cols_from;                                   // where N comes from, in words
+  std::vector<Prediction> predicted;                       // per processor from the profile (empty: none)
   std::vector<std::pair<std::string, double>> base_power;  // W per processor, as the profile measured them
   std::vector<std::pair<std::string, double>> held_power;  // W above base after a block (held.hpp), the same
-  std::size_t front_points = 0;                 // the size of the front the point is from (0: not from one)
-  std::string profile;                          // the profile's path, for the base powers' origin
+  std::size_t front_points = 0;                            // the size of the front the point is from (0: not from one)
+  std::size_t front_point = 0;                             // its place in that front, from 1 (0: not from one)
+  std::string profile;                                     // the profile's path, for the base powers' origin
+  // The parts whose predictions rest on sizes the profile did not measure (model.hpp,
+  // interpolation_note): "" when every part was measured, or without a profile.
+  std::string interpolated;
 
   index_t total_rows() const;
 };
@@ -85,8 +92,8 @@ struct Plan {
 Plan plan_run(const Workload& app, const PlanRequest& request);
 
 // Every point of the front a request's pick names (its pick must be Pick::all), in time order:
-// the plans of picks 1, 2, ... K. The errors of plan_run; UsageError for a pick of a balanced
-// distribution (not a front's point).
+// the plans of picks 1, 2, ... K (at most request.points of them, spread along the front). The
+// errors of plan_run; UsageError for a pick of a balanced distribution (not a front's point).
 std::vector<Plan> plan_front(const Workload& app, const PlanRequest& request);
 
 // The processor whose predicted time is the plan's time (the slowest with rows), or "" when a

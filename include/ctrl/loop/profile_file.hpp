@@ -32,9 +32,16 @@
 //                    "Held power"). Files written before this column existed are read with it
 //                    empty (held power unknown: 0 W in predictions, with a note) and rewritten with
 //                    it when resumed.
+//   granularity      the workload's granularity: the rows of a part are a multiple of it (the
+//                    model interpolates between measured sizes at this step). Files written before
+//                    this column existed are read with 1.
+//   exchange_time    for a workload that exchanges halos, the part of `time` spent exchanging with
+//                    the neighbours (copies and the wait for theirs), s per run; empty otherwise. A
+//                    processor given the whole workload has no neighbour and does not pay it.
 //
-// Rows are written one size at a time (every processor's row, then a flush), so that an
-// interrupted profile holds only complete sizes, plus at most one partial line.
+// Rows are written one step at a time: every processor's row at its size of that step, in the
+// processors' order, then a flush, so that an interrupted profile holds only complete steps, plus
+// at most one partial step (dropped when read).
 #pragma once
 #include <ctrl/energy/meter.hpp>
 #include <ctrl/io/files.hpp>
@@ -64,6 +71,8 @@ struct ProfileRow {
   std::string app;
   index_t cols = 0;
   std::optional<double> held_power;
+  index_t granularity = 1;              // the workload's: parts are multiples of it
+  std::optional<double> exchange_time;  // s per run spent exchanging halos (in `time`); none: no halo
 };
 
 // The header line, without the newline.
@@ -74,11 +83,12 @@ std::string format_profile_row(const ProfileRow& row);
 
 // What an existing profile file holds.
 struct ProfileFile {
-  std::vector<ProfileRow> rows;           // complete sizes only, in file order
-  std::vector<std::string> processors;    // in order of first appearance
-  std::vector<index_t> complete_sizes;    // sizes measured on every processor, ascending
-  std::size_t dropped_rows = 0;           // rows of incomplete sizes, and a partial last line
-  bool earlier_format = false;            // written before energy_provenance or held_power existed
+  std::vector<ProfileRow> rows;         // complete sizes only, in file order
+  std::vector<std::string> processors;  // in order of first appearance
+  std::vector<index_t> complete_sizes;  // sizes measured on every processor, ascending
+  std::size_t dropped_rows = 0;         // rows of incomplete steps, and a partial last line
+  bool earlier_format = false;          // written before the current format's columns existed
+  bool cut_short = false;               // the text ends without a newline (an interrupted write)
 };
 
 // Reads a file written by `ctrl profile`, now or before energy_provenance existed (an input: a
@@ -152,8 +162,11 @@ class ProfileWriter {
   ProfileWriter(const ProfileWriter&) = delete;
   ProfileWriter& operator=(const ProfileWriter&) = delete;
 
-  // What the file held when it was opened.
+  // What the file held when it was opened (less the rows dropped).
   const ProfileFile& existing() const { return existing_; }
+  // Drops these rows (processor, size) from what the file keeps: rows that a step about to be
+  // measured writes again. The file is rewritten without them before the first write.
+  void drop(const std::vector<std::pair<std::string, index_t>>& rows);
   // Appends one size's rows. The first call prepares the file: the header into an empty one, or,
   // when an interruption left rows of an incomplete size, an atomic rewrite with the complete
   // sizes only (existing().rows), still locked.
@@ -167,7 +180,7 @@ class ProfileWriter {
   std::string path_;
   io::FileDescriptor fd_;
   ProfileFile existing_;
-  bool created_ = false, empty_ = false, started_ = false, wrote_ = false;
+  bool created_ = false, empty_ = false, started_ = false, wrote_ = false, rewrite_ = false;
 };
 
 }  // namespace ctrl::loop

@@ -15,6 +15,7 @@
 #include <ctrl/loop/profile_file.hpp>
 #include <ctrl/loop/team.hpp>
 #include <ctrl/loop/workload.hpp>
+#include <ctrl/partition/model.hpp>
 
 #include <functional>
 #include <optional>
@@ -34,9 +35,9 @@ struct Prediction {
 };
 
 struct RunRequest {
-  std::vector<index_t> rows;                               // per processor of the platform, in order
-  index_t cols = 0;                                        // N; 0: the workload's default
-  std::vector<Prediction> predicted;                       // per processor, or empty
+  std::vector<index_t> rows;          // per processor of the platform, in order
+  index_t cols = 0;                   // N; 0: the workload's default
+  std::vector<Prediction> predicted;  // per processor, or empty
   StopRule rule{3, 10, 0.025, 0.0};
   std::vector<std::pair<std::string, double>> base_power;  // given base powers, W, by processor name
   // The base powers the profile (at `profile_path`) was measured with: the predictions' dynamic
@@ -46,17 +47,17 @@ struct RunRequest {
   // are taken at them (Team::round).
   std::vector<std::pair<std::string, double>> profile_held_power;
   std::string profile_path;
-  double idle_seconds = 2.0;                               // idle window for the others (0: none)
+  double idle_seconds = 2.0;  // idle window for the others (0: none)
   std::uint64_t seed = 1;
-  std::string output;                                      // a .npy of the result, written when checked right
+  std::string output;  // a .npy of the result, written when checked right
 };
 
 struct ProcessorRun {
   std::string name;
   index_t rows = 0;
-  Estimate time;                                  // s per execution (unset without rows)
-  std::optional<Estimate> energy;                 // dynamic J per execution (held tail included); nullopt: no sensor
-  std::optional<Estimate> held;                   // the part of `energy` after its block
+  Estimate time;                   // s per execution (unset without rows)
+  std::optional<Estimate> energy;  // dynamic J per execution (held tail included); nullopt: no sensor
+  std::optional<Estimate> held;    // the part of `energy` after its block
   Prediction predicted;
   std::string energy_source, energy_absent;
   energy::Provenance energy_provenance = energy::Provenance::absent;  // measured or estimated when energy is set
@@ -65,10 +66,10 @@ struct ProcessorRun {
 struct RunOutcome {
   index_t cols = 0;
   MeasureResult measured;
-  Check check;                                    // the outputs of the last execution
+  Check check;  // the outputs of the last execution
   std::vector<ProcessorRun> processors;
   bool output_written = false;
-  std::vector<std::string> notes;                 // base powers measured, for the user
+  std::vector<std::string> notes;  // base powers measured, for the user
   // The parallel time predicted (the slowest processor with rows; nullopt when one has no
   // prediction), and the dynamic energy of the processors that have a sensor, measured and
   // predicted (nullopt when none has).
@@ -83,13 +84,16 @@ RunOutcome run_distribution(const Workload& app, const RunRequest& request, Plat
                             const std::function<void(const RoundProgress&)>& progress = {},
                             const StopFlag* stop = nullptr);
 
-// The profile's time and energy of each processor at its rows (the profile file's rows of that
-// processor and size; nullopt where there is none), its held tail included (held.hpp: e_i + h_i
-// (T - t_i), T the slowest predicted time). `names` are the processors, in order.
+// The model's time and energy of each processor at its rows (model.hpp: interpolated between
+// measured sizes; a processor with every row taken alone; nullopt past its largest size), its held
+// tail included (held.hpp: e_i + h_i (T - t_i), T the slowest predicted time). `names` are the
+// processors, in order; the held powers are the model's processors' (in its order; empty: none).
+std::vector<Prediction> predict(const partition::ProfileModel& model, const std::vector<std::string>& names,
+                                const std::vector<index_t>& rows, const HeldPower& held = {});
+// The same from a profile file's model (a processor without a sensor has no energy predicted).
 std::vector<Prediction> predict(const ProfileFile& profile, const std::vector<std::string>& names,
                                 const std::vector<index_t>& rows);
-// The same from any profile's points (a processor without a sensor has energy 0 there), with the
-// held powers of the profile's processors (in its order; empty: none).
+// The same from a profile's measured points only (nullopt at a size it did not measure).
 std::vector<Prediction> predict(const partition::Profile& profile, const std::vector<std::string>& names,
                                 const std::vector<index_t>& rows, const HeldPower& held = {});
 

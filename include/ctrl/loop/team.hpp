@@ -18,11 +18,12 @@
 //      [start, end_i]. In an execution (Team::run) every meter is read again once the last
 //      processor is done: a device's energy is that of the whole execution, its held tail after
 //      its own block included (RoundResult::held_j; docs/energy.md, "Held power").
-// Per run: time_i = (end_i - start_i) / runs_i, and dynamic energy_i = (E_i(window_i) - P_base,i x
-// window_i - h_i x margin_i) / runs_i, where P_base,i is the device's base power (measured idle, or
-// given), h_i its held power (0 until known) and margin_i the part of the window in which it did
-// not run (the counter's alignment). A processor without rows is measured over the whole round,
-// per execution.
+// Per run: time_i = (end_i - start_i - waited_i) / runs_i, waited_i the time its block waited at
+// halo exchanges for its neighbours' kernels (none without halos), and dynamic energy_i =
+// (E_i(window_i) - P_base,i x window_i - h_i x margin_i) / runs_i, where P_base,i is the device's
+// base power (measured idle, or given), h_i its held power (0 until known) and margin_i the part
+// of the window in which it did not work (the counter's alignment, and its waits). A processor
+// without rows is measured over the whole round, per execution.
 //
 // Energy is attributed to a processor only when its meter covers its device alone: a CPU group
 // whose RAPL package also holds another processor of the team has "no sensor of its own", and is
@@ -45,15 +46,15 @@ namespace ctrl::loop {
 
 struct ProcessorInfo {
   DeviceSpec spec;
-  std::string name;                   // spec.str(): the processor's name in profiles and fronts
-  std::string description;            // the controller's own description
+  std::string name;                    // spec.str(): the processor's name in profiles and fronts
+  std::string description;             // the controller's own description
   std::string energy_source = "none";  // the meter ("nvml:0", "estimate:cpu:0-7"), or "none"
-  std::string energy_absent;          // "no sensor: ..." when energy_source is "none"
+  std::string energy_absent;           // "no sensor: ..." when energy_source is "none"
   energy::Provenance energy_provenance = energy::Provenance::absent;
-  std::string energy_measures;        // what the meter covers, and for an estimate its model
-  double update_interval_s = 0.0;     // the meter's resolution hint
-  std::optional<double> base_power_w; // idle power of the device, W
-  std::string base_power_origin;      // "measured idle for 2 s", "given", ...
+  std::string energy_measures;         // what the meter covers, and for an estimate its model
+  double update_interval_s = 0.0;      // the meter's resolution hint
+  std::optional<double> base_power_w;  // idle power of the device, W
+  std::string base_power_origin;       // "measured idle for 2 s", "given", ...
   // Held power: what the device draws above its base power right after its block, while the
   // others still work (a GPU keeps its clocks up for a while: docs/energy.md, "Held power"), W.
   // Unset: not known, taken as 0.
@@ -88,11 +89,16 @@ struct MeterReading {  // a meter's joules, stamped with the middle of the read
 }  // namespace detail
 
 struct RoundResult {
-  int batch = 1;                                 // Team::run: executions of the distribution
-  std::vector<int> runs;                         // per processor: runs of its block (0 without rows)
-  double wall_s = 0.0;                           // per run: common start to the last completion
-  double window_s = 0.0;                         // the whole energy window (longest meter window)
-  std::vector<double> time_s;                    // per processor, per run (0 without rows)
+  int batch = 1;          // Team::run: executions of the distribution
+  std::vector<int> runs;  // per processor: runs of its block (0 without rows)
+  double wall_s = 0.0;    // per run: common start to the last completion
+  double window_s = 0.0;  // the whole energy window (longest meter window)
+  // Per processor, per run (0 without rows): from its start to its completion, less the time its
+  // block waited at halo exchanges for slower neighbours (Problem::exchange_times): its own time,
+  // which a front's max over processors models; the wait is in wall_s.
+  std::vector<double> time_s;
+  // Per processor, per run: the part of time_s spent exchanging halos (0 without halos).
+  std::vector<double> exchange_s;
   // Per processor, per run (nullopt: no energy). Team::run: the device's dynamic energy over the
   // whole execution, from the common start to the last processor's completion (its held tail
   // included); Team::fill: over its own runs.
@@ -114,7 +120,7 @@ class Team final : public Platform {
   std::size_t size() const override;
   const ProcessorInfo& info(std::size_t i) const override;
   Controller& controller(std::size_t i);
-  double min_window_s() const;   // 0 when no processor has energy
+  double min_window_s() const;  // 0 when no processor has energy
   // Runs per round so that a round lasts at least min_round_s and, with energy, its window at
   // least min_window_s(), for runs of `run_s`.
   int batch_for(double run_s) const override;
@@ -154,6 +160,7 @@ class Team final : public Platform {
     const std::vector<energy::Clock::time_point>& start;  // each driver's own start and end
     const std::vector<energy::Clock::time_point>& end;
     energy::Clock::time_point released, last;  // the common release, the last completion
+    const std::vector<double>& waited;         // each driver's waits at halo exchanges, s
   };
   void round_energies(const std::vector<Block>& blocks, int batch, const RoundTimes& times,
                       const std::vector<detail::MeterReading>& e0, std::vector<detail::MeterReading>& e1,

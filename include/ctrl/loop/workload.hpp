@@ -44,10 +44,10 @@ std::vector<Block> consecutive_blocks(const std::vector<index_t>& sizes);
 // What verification found.
 struct Check {
   bool ok = true;
-  double worst = 0.0;        // the largest error divided by its tolerance (ok when <= 1)
+  double worst = 0.0;  // the largest error divided by its tolerance (ok when <= 1)
   std::size_t rows_checked = 0;
-  std::string method;        // how the rows were checked, in words
-  std::string detail;        // where the worst (or first failing) element is
+  std::string method;  // how the rows were checked, in words
+  std::string detail;  // where the worst (or first failing) element is
 };
 
 // Accumulates errors against tolerances for a Check: keeps the worst ratio, and where the worst
@@ -76,16 +76,25 @@ class CheckNotes {
 class Problem {
  public:
   virtual ~Problem() = default;
-  virtual index_t rows() const = 0;       // rows held (the window's)
+  virtual index_t rows() const = 0;  // rows held (the window's)
   virtual index_t cols() const = 0;
   virtual index_t first_row() const = 0;  // the instance row of the window's first row
   // One run of rows [b.begin, b.end) on controller c (blocks until done). `slot` names the
   // processor (0 .. slots-1): replicated operands are per slot. An empty block does nothing.
   virtual void run_block(Controller& c, Block b, std::size_t slot) = 0;
   // Before a round: the block of every slot, and whether the blocks run together as one
-  // execution of a distribution (neighbouring blocks exchange halos) or each alone (the
-  // profile's rounds, in which a processor repeats its block on its own). Default: nothing.
+  // execution of a distribution of the rows they cover (neighbouring blocks exchange halos; the
+  // instance ends with the last block) or each alone (fill rounds, in which a processor repeats
+  // its block on its own). Default: nothing.
   virtual void prepare_round(const std::vector<Block>& /*blocks*/, bool /*together*/) {}
+  // Per slot, since the last prepare_round: seconds its runs waited at halo exchanges for the
+  // other blocks to reach them (their kernels: the wait that a front's max over processors
+  // models), and seconds spent in the exchanges themselves (copies, and the wait for the
+  // neighbours' copies). Zero for a workload without halos.
+  struct ExchangeTimes {
+    double waiting = 0, exchanging = 0;
+  };
+  virtual ExchangeTimes exchange_times(std::size_t /*slot*/) const { return {}; }
   // Checks the outputs of these blocks against a reference (see each workload for how).
   virtual Check verify(const std::vector<Block>& blocks) const = 0;
   // For tests of verify(): adds `delta` to output element (row, col) (to its real part for fft2d).
@@ -158,6 +167,13 @@ class Workload {
   // Whether a block reads rows of its neighbours (halos): then every block must be in the same
   // process (a platform of several processes refuses it).
   virtual bool exchanges_halos() const { return false; }
+  // The rows of a block are a multiple of this (a kernel's block of rows); 1 by default. Profiles
+  // record it, and fronts split workloads in multiples of it (model.hpp).
+  virtual index_t granularity() const { return 1; }
+  // The fewest rows a block of a distribution may have: its granularity, or a halo's reach.
+  virtual index_t min_rows() const { return granularity(); }
+  // Bytes of the host arrays of a problem of `rows` rows (make_problem), after check_size.
+  std::size_t bytes(index_t rows, index_t cols, std::size_t slots) const;
   // Host arrays for `rows` rows and N = cols, inputs filled deterministically from `seed`,
   // outputs filled with NaN (so that a row that never ran fails verification), and `slots`
   // replicas of the operands every processor needs whole. Checked first (check_size).
