@@ -131,22 +131,23 @@ std::vector<std::vector<index_t>> requested_sizes(const ProfileRequest& req, con
 // Calibrated sizes near a size the file has measured (within 15 %) take that size, so that a
 // profile resumed with calibrated sizes finds the steps it already measured.
 void snap_to_file(std::vector<std::vector<index_t>>& sizes, const ProfileFile& existing,
-                  const std::vector<std::string>& names) {
+                  const std::vector<std::string>& names, index_t granularity) {
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     std::vector<index_t> have;
     for (const auto& r : existing.rows)
-      if (r.processor == names[i]) have.push_back(r.size);
+      if (r.processor == names[i] && r.size % granularity == 0) have.push_back(r.size);
     for (index_t& x : sizes[i]) {
-      index_t best = x;
+      std::optional<index_t> best;
       for (const index_t h : have)
         if (std::abs(static_cast<double>(h - x)) <= 0.15 * static_cast<double>(x) &&
-            std::abs(h - x) < std::abs(best - x) + (best == x ? 1 : 0))
+            (!best || std::abs(h - x) < std::abs(*best - x)))
           best = h;
-      x = best;
+      if (best) x = *best;
     }
+    // Still distinct and rising: two sizes that snapped to one keep the next granule up.
     std::sort(sizes[i].begin(), sizes[i].end());
-    for (std::size_t k = 1; k < sizes[i].size(); ++k)  // still distinct: a snap never merges two sizes
-      if (sizes[i][k] <= sizes[i][k - 1]) sizes[i][k] = sizes[i][k - 1] + 1;
+    for (std::size_t k = 1; k < sizes[i].size(); ++k)
+      sizes[i][k] = std::max(sizes[i][k], sizes[i][k - 1] + granularity);
   }
 }
 
@@ -285,7 +286,7 @@ ResumePlan decide(const Workload& app, const ProfileRequest& req, Platform& team
     if (plan.sizes.empty()) return plan;  // stopped: nothing to measure
   }
   if (team.is_root()) {
-    if (calibrated) snap_to_file(plan.sizes, writer->existing(), names);
+    if (calibrated) snap_to_file(plan.sizes, writer->existing(), names, app.granularity());
     plan_steps(plan, &*writer, names);
     text = to_text(plan);
   }

@@ -3,6 +3,8 @@
 // built.
 #include "cli_fixture.hpp"
 
+#include <ctrl/loop/profile_file.hpp>
+
 #include <nlohmann/json.hpp>
 
 #include <sys/stat.h>
@@ -12,8 +14,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace ctrl::partition {
@@ -348,6 +352,65 @@ TEST_P(Cli, MeasuredDgemmProfile) {
   for (std::size_t i = 0; i < expected.size(); ++i)
     EXPECT_EQ(doc["front"][i]["distribution"].get<Distribution>(), expected[i].distribution);
   EXPECT_NE(slurp(dir_ / "d.svg").find("</svg>"), std::string::npos);
+}
+
+// A `ctrl profile` file measured every 64 rows: any workload up to its capacity splits, sizes
+// between measured ones interpolated, and every format marks the points that rest on them.
+TEST_P(Cli, AnyWorkloadUpToTheCapacityOfACtrlProfileSplits) {
+  const fs::path csv = dir_ / "p64.csv";
+  {
+    std::ofstream out(csv);
+    out << loop::profile_header() << '\n';
+    for (Size x = 64; x <= 1024; x += 64)
+      for (const auto& [name, per_row, watts] :
+           {std::tuple{"cpu:0-14", 1e-4, 60.0}, std::tuple{"cuda:0", 1e-5, 300.0}}) {
+        loop::ProfileRow r;
+        r.processor = name;
+        r.size = x;
+        r.time = 2e-4 + per_row * static_cast<double>(x);
+        r.energy = watts * r.time;
+        r.energy_source = "test";
+        r.energy_provenance = energy::Provenance::measured;
+        r.app = "dgemm";
+        r.cols = 64;
+        out << loop::format_profile_row(r) << '\n';
+      }
+  }
+  const Result table = run({"--profile", csv.string(), "--workload", "600"});
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find("sizes: any multiple of 1 row up to each processor's largest measured size"),
+            std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("rest on sizes between measured ones (interpolated), not measured"), std::string::npos);
+  EXPECT_NE(table.out.find("   ~\n"), std::string::npos) << table.out;
+  const Result csv_out = run({"--profile", csv.string(), "--workload", "600", "--format", "csv"});
+  ASSERT_EQ(csv_out.code, 0) << csv_out.err;
+  EXPECT_EQ(csv_out.out.rfind("time,energy,cpu:0-14,cuda:0,interpolated\n", 0), 0U) << csv_out.out;
+  const Result json = run({"--profile", csv.string(), "--workload", "600", "--format", "json"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  const auto doc = nlohmann::json::parse(json.out);
+  for (const auto& point : doc["front"]) {
+    const auto x = point["distribution"].get<Distribution>();
+    EXPECT_EQ(x[0] + x[1], 600);
+    const bool measured = (x[0] == 0 || x[0] % 64 == 0) && (x[1] == 0 || x[1] % 64 == 0);
+    EXPECT_EQ(point["interpolated"].get<std::string>().empty(), measured) << point.dump();
+  }
+  // Random workloads up to the capacity (2048): a front every time.
+  std::mt19937_64 rng(600);
+  std::uniform_int_distribution<Size> pick(1, 2048);
+  for (int k = 0; k < 40; ++k) {
+    const std::string n = std::to_string(pick(rng));
+    const Result r = run({"--profile", csv.string(), "--workload", n, "--format", "csv"});
+    EXPECT_EQ(r.code, 0) << n << ": " << r.err;
+  }
+  const Result above = run({"--profile", csv.string(), "--workload", "2049"});
+  EXPECT_EQ(above.code, 2);
+  EXPECT_NE(above.err.find("above the capacity of the profile, 2048"), std::string::npos) << above.err;
+  // The paper's discrete model: 600 is no sum of measured sizes; a granularity of 64: not a multiple.
+  EXPECT_EQ(run({"--profile", csv.string(), "--workload", "600", "--measured-only"}).code, 3);
+  const Result off = run({"--profile", csv.string(), "--workload", "600", "--granularity", "64"});
+  EXPECT_EQ(off.code, 2);
+  EXPECT_NE(off.err.find("granularity, 64 rows: try 576"), std::string::npos) << off.err;
 }
 
 TEST_P(Cli, InfeasibleWorkloadExitsWith3) {
