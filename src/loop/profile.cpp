@@ -151,33 +151,40 @@ void snap_to_file(std::vector<std::vector<index_t>>& sizes, const ProfileFile& e
   }
 }
 
-// The steps to measure (those not complete in the file), and the file's rows that they would write
-// again (rows of a step cut short, or of a step measured by another request): dropped first.
-void plan_steps(ResumePlan& plan, ProfileWriter* writer, const std::vector<std::string>& names) {
+// The steps to measure (those not complete in the file), after dropping the file's steps that hold
+// a row one of them writes again (rows of another request's steps): whole steps, so the file keeps
+// whole steps only, and again until no step to measure meets a row of the file (a step found done
+// may have lost a row with a dropped one).
+void plan_steps(ResumePlan& plan, ProfileWriter& writer, const std::vector<std::string>& names) {
   const std::size_t steps = plan.sizes.empty() ? 0 : plan.sizes.front().size();
-  const ProfileFile& existing = writer->existing();
   const auto has = [&](std::size_t i, index_t x) {
-    return std::any_of(existing.rows.begin(), existing.rows.end(),
+    const auto& rows = writer.existing().rows;
+    return std::any_of(rows.begin(), rows.end(),
                        [&](const ProfileRow& r) { return r.processor == names[i] && r.size == x; });
   };
-  std::vector<std::pair<std::string, index_t>> drop;
-  for (std::size_t k = 0; k < steps; ++k) {
-    Step step;
-    bool all = true;
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      step.push_back(plan.sizes[i][k]);
-      all = all && has(i, plan.sizes[i][k]);
+  std::size_t dropped = writer.existing().dropped_rows;
+  for (;;) {
+    plan.todo.clear();
+    plan.resumed = 0;
+    std::vector<std::pair<std::string, index_t>> again;
+    for (std::size_t k = 0; k < steps; ++k) {
+      Step step;
+      for (std::size_t i = 0; i < names.size(); ++i) step.push_back(plan.sizes[i][k]);
+      std::size_t present = 0;
+      for (std::size_t i = 0; i < names.size(); ++i) present += has(i, step[i]) ? 1 : 0;
+      if (present == names.size()) {
+        ++plan.resumed;
+        continue;
+      }
+      for (std::size_t i = 0; i < names.size(); ++i)
+        if (has(i, step[i])) again.emplace_back(names[i], step[i]);
+      plan.todo.push_back(std::move(step));
     }
-    if (all) {
-      ++plan.resumed;
-      continue;
-    }
-    for (std::size_t i = 0; i < names.size(); ++i)
-      if (has(i, step[i])) drop.emplace_back(names[i], step[i]);
-    plan.todo.push_back(std::move(step));
+    const std::size_t now = writer.drop(again);
+    dropped += now;
+    if (now == 0) break;
   }
-  writer->drop(drop);
-  plan.dropped_rows = existing.dropped_rows + drop.size();
+  plan.dropped_rows = dropped;
 }
 
 // The plan as text for Platform::share, and back.
@@ -287,7 +294,7 @@ ResumePlan decide(const Workload& app, const ProfileRequest& req, Platform& team
   }
   if (team.is_root()) {
     if (calibrated) snap_to_file(plan.sizes, writer->existing(), names, app.granularity());
-    plan_steps(plan, &*writer, names);
+    plan_steps(plan, *writer, names);
     text = to_text(plan);
   }
   team.share(text);

@@ -202,9 +202,10 @@ ProfileRow parse_row(const RowFields& f, std::size_t n) {
 }
 
 // Keeps the rows of complete steps. `ctrl profile` writes one step at a time: one row per
-// processor, in the same order, all in one write. A step is a run of rows in which no processor
-// repeats; it is complete when it has every processor of the file and, for the last one, when the
-// text did not end in the middle of a line (`torn`). The others are counted as dropped.
+// processor, in the same order, all in one write, and rewrites a file only by whole steps. A step
+// is a run of rows in which no processor repeats; it is complete when it has every processor of
+// the file and, for the last one, when the text did not end within it (`torn`). The others are
+// counted as dropped.
 void keep_complete_steps(ProfileFile& pf, std::vector<ProfileRow> rows, bool torn, const std::string& path) {
   std::vector<std::string> all;
   for (const auto& r : rows)
@@ -213,18 +214,21 @@ void keep_complete_steps(ProfileFile& pf, std::vector<ProfileRow> rows, bool tor
   for (const auto& r : rows)
     if (!seen.insert({r.processor, r.size}).second)
       throw UsageError(fmt::format("{}: processor {} has two rows for size {}", path, r.processor, r.size));
-  std::size_t begin = 0;
-  while (begin < rows.size()) {
+  std::size_t steps = 0;
+  for (std::size_t begin = 0; begin < rows.size();) {
     std::set<std::string> step;
     std::size_t end = begin;
     while (end < rows.size() && step.insert(rows[end].processor).second) ++end;
     const bool complete = step.size() == all.size() && !(torn && end == rows.size());
     for (std::size_t k = begin; k < end; ++k) {
-      if (complete)
-        pf.rows.push_back(std::move(rows[k]));
-      else
+      if (!complete) {
         ++pf.dropped_rows;
+        continue;
+      }
+      pf.rows.push_back(std::move(rows[k]));
+      pf.step_of_row.push_back(steps);
     }
+    steps += complete ? 1 : 0;
     begin = end;
   }
   for (const auto& r : pf.rows)
@@ -313,13 +317,25 @@ void ProfileWriter::fail(const std::string& what) const {
   throw UsageError(fmt::format("--out {}: cannot {}: {}", path_, what, std::strerror(errno)));
 }
 
-void ProfileWriter::drop(const std::vector<std::pair<std::string, index_t>>& rows) {
-  const auto gone = [&](const ProfileRow& r) {
-    return std::find(rows.begin(), rows.end(), std::pair<std::string, index_t>(r.processor, r.size)) != rows.end();
-  };
-  const auto first = std::remove_if(existing_.rows.begin(), existing_.rows.end(), gone);
-  rewrite_ |= first != existing_.rows.end();
-  existing_.rows.erase(first, existing_.rows.end());
+std::size_t ProfileWriter::drop(const std::vector<std::pair<std::string, index_t>>& rows) {
+  // Whole steps go: a step without some processor's row would read as one cut short.
+  std::set<std::size_t> steps;
+  for (std::size_t k = 0; k < existing_.rows.size(); ++k)
+    if (std::find(rows.begin(), rows.end(),
+                  std::pair<std::string, index_t>(existing_.rows[k].processor, existing_.rows[k].size)) != rows.end())
+      steps.insert(existing_.step_of_row[k]);
+  ProfileFile kept = existing_;
+  kept.rows.clear();
+  kept.step_of_row.clear();
+  for (std::size_t k = 0; k < existing_.rows.size(); ++k)
+    if (!steps.count(existing_.step_of_row[k])) {
+      kept.rows.push_back(existing_.rows[k]);
+      kept.step_of_row.push_back(existing_.step_of_row[k]);
+    }
+  const std::size_t dropped = existing_.rows.size() - kept.rows.size();
+  rewrite_ |= dropped > 0;
+  existing_ = std::move(kept);
+  return dropped;
 }
 
 void ProfileWriter::start() {

@@ -142,6 +142,24 @@ TEST_F(Sizes, EachProcessorIsMeasuredAtItsOwnSizesOneStepAtATime) {
   EXPECT_EQ(whole.dropped_rows, 0U);
 }
 
+TEST_F(Sizes, AStepThatMeetsARowOfAnotherStepReplacesThatStepWhole) {
+  const Workload& app = apps::catalog().find("matadd");
+  ProfileRequest req = request("s.csv");
+  req.sizes = {4, 8};
+  req.sizes_of = {{"cpu:1", {16, 32}}};
+  ProfileObserver quiet;
+  (void)run_profile(app, req, quiet);
+  // cpu:0 at 8 again, beside cpu:1 at 48: the step (8, 32) goes whole, the file keeps whole steps.
+  req.sizes_of = {{"cpu:1", {16, 48}}};
+  const ProfileOutcome o = run_profile(app, req, quiet);
+  EXPECT_EQ(o.resumed, 1U);
+  EXPECT_EQ(o.measured, 1U);
+  const ProfileFile pf = read_profile_file(req.out);
+  EXPECT_EQ(pf.dropped_rows, 0U);
+  EXPECT_EQ(sizes_of(pf, "cpu:0"), (std::vector<index_t>{4, 8}));
+  EXPECT_EQ(sizes_of(pf, "cpu:1"), (std::vector<index_t>{16, 48}));
+}
+
 TEST_F(Sizes, SizesThatCannotBeAStepAreRefusedNamingTheOption) {
   const Workload& app = apps::catalog().find("matadd");
   ProfileObserver quiet;

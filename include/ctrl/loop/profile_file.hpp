@@ -83,7 +83,8 @@ std::string format_profile_row(const ProfileRow& row);
 
 // What an existing profile file holds.
 struct ProfileFile {
-  std::vector<ProfileRow> rows;         // complete sizes only, in file order
+  std::vector<ProfileRow> rows;         // complete steps only, in file order
+  std::vector<std::size_t> step_of_row;  // each row's step (0, 1, ...), as rows
   std::vector<std::string> processors;  // in order of first appearance
   std::vector<index_t> complete_sizes;  // sizes measured on every processor, ascending
   std::size_t dropped_rows = 0;         // rows of incomplete steps, and a partial last line
@@ -164,9 +165,10 @@ class ProfileWriter {
 
   // What the file held when it was opened (less the rows dropped).
   const ProfileFile& existing() const { return existing_; }
-  // Drops these rows (processor, size) from what the file keeps: rows that a step about to be
-  // measured writes again. The file is rewritten without them before the first write.
-  void drop(const std::vector<std::pair<std::string, index_t>>& rows);
+  // Drops the steps holding these rows (processor, size) from what the file keeps: rows that a
+  // step about to be measured writes again (a step goes whole: the file holds whole steps only).
+  // The file is rewritten without them before the first write. Returns the rows dropped.
+  std::size_t drop(const std::vector<std::pair<std::string, index_t>>& rows);
   // Appends one size's rows. The first call prepares the file: the header into an empty one, or,
   // when an interruption left rows of an incomplete size, an atomic rewrite with the complete
   // sizes only (existing().rows), still locked.
