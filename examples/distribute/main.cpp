@@ -39,11 +39,13 @@ int main() {
   ProfileObserver quiet;
   run_profile(work, profile, team, quiet);
 
-  const ProfileFile measured = read_profile_file(profile.out);
-  const auto front = ctrl::partition::pareto_front(to_partition_profile(measured), 512, {});
+  // Any workload up to the processors' largest sizes together, sizes between them interpolated.
+  const LoadedProfile measured = read_profile(profile.out);
+  const auto model = profile_model(measured);
+  const auto front = model_front(model, held_model(*measured.file), 600);
   RunRequest run;
   run.rows.assign(front.front().distribution.begin(), front.front().distribution.end());  // the fastest
-  run.predicted = predict(measured, measured.processors, run.rows);
+  run.predicted = predict(*measured.file, measured.file->processors, run.rows);
   const RunOutcome outcome = run_distribution(work, run, team);
 
   for (const auto& p : outcome.processors)

@@ -4,8 +4,9 @@
 //   ctrl::loop::Divisible w("poly", "y = p(x)");                  // your arrays and kernel
 //   ctrl::loop::Team team({ctrl::parse_device("cpu:0-14"), ctrl::parse_device("cuda:0")});
 //   ctrl::loop::run_profile(w, profile_request, team, observer);  // time and energy per size
-//   auto front = ctrl::partition::pareto_front(ctrl::loop::to_partition_profile(
-//                    ctrl::loop::read_profile_file(profile_request.out)), n, {});
+//   auto measured = ctrl::loop::read_profile(profile_request.out);
+//   auto front = ctrl::loop::model_front(ctrl::loop::profile_model(measured),
+//                                        ctrl::loop::held_model(*measured.file), n);
 //   auto outcome = ctrl::loop::run_distribution(w, run_request, team);
 //
 // examples/distribute/ is the whole program, built against the installed package.

@@ -72,16 +72,6 @@ partition::Solution held_solution(const partition::Profile& profile, const HeldP
   return {e->time, model.energy(e->time, e->dynamic_energy), x};
 }
 
-partition::Front held_reevaluate(const partition::Profile& profile, const HeldPower& held,
-                                 const partition::Front& front, partition::Size workload,
-                                 const partition::EnergyModel& model) {
-  model.validate();
-  std::vector<partition::Solution> candidates;
-  candidates.reserve(front.size());
-  for (const auto& s : front) candidates.push_back(held_solution(profile, held, s.distribution, workload, model));
-  return partition::pareto_filter(std::move(candidates));
-}
-
 partition::Front held_front(const partition::Profile& profile, const HeldPower& held, partition::Size workload,
                             const partition::EnergyModel& model, const partition::ParetoOptions& options) {
   model.validate();

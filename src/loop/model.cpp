@@ -59,26 +59,6 @@ partition::Solution model_solution(const partition::ProfileModel& model, const H
   return held_solution(model.point_profile(rows, workload), held, rows, workload, energy);
 }
 
-namespace {
-
-// Chunk solutions of a grid as rows, re-evaluated under the model and filtered.
-partition::Front in_rows(const partition::ProfileModel& model, const partition::ModelGrid& grid, const HeldPower& held,
-                         const partition::Front& chunks, const partition::EnergyModel& energy) {
-  std::vector<partition::Solution> out;
-  out.reserve(chunks.size());
-  for (const auto& s : chunks)
-    out.push_back(model_solution(model, held, model.rows(grid, s.distribution), grid.workload, energy));
-  return partition::pareto_filter(std::move(out));
-}
-
-}  // namespace
-
-partition::Front model_front(const partition::ProfileModel& model, const HeldPower& held, partition::Size workload,
-                             const partition::EnergyModel& energy, const partition::ParetoOptions& options) {
-  const partition::ModelGrid grid = model.grid(workload);
-  return in_rows(model, grid, held, held_front(grid.profile, held, grid.chunks, energy, options), energy);
-}
-
 partition::Front model_reevaluate(const partition::ProfileModel& model, const HeldPower& held,
                                   const partition::Front& front, partition::Size workload,
                                   const partition::EnergyModel& energy) {
@@ -87,6 +67,25 @@ partition::Front model_reevaluate(const partition::ProfileModel& model, const He
   out.reserve(front.size());
   for (const auto& s : front) out.push_back(model_solution(model, held, s.distribution, workload, energy));
   return partition::pareto_filter(std::move(out));
+}
+
+namespace {
+
+// Chunk solutions of a grid as rows, re-evaluated under the model and filtered.
+partition::Front in_rows(const partition::ProfileModel& model, const partition::ModelGrid& grid, const HeldPower& held,
+                         const partition::Front& chunks, const partition::EnergyModel& energy) {
+  partition::Front rows;
+  rows.reserve(chunks.size());
+  for (const auto& s : chunks) rows.push_back({0.0, 0.0, model.rows(grid, s.distribution)});
+  return model_reevaluate(model, held, rows, grid.workload, energy);
+}
+
+}  // namespace
+
+partition::Front model_front(const partition::ProfileModel& model, const HeldPower& held, partition::Size workload,
+                             const partition::EnergyModel& energy, const partition::ParetoOptions& options) {
+  const partition::ModelGrid grid = model.grid(workload);
+  return in_rows(model, grid, held, held_front(grid.profile, held, grid.chunks, energy, options), energy);
 }
 
 partition::Front model_time_optimal(const partition::ProfileModel& model, partition::Size workload) {

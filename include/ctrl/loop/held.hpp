@@ -57,10 +57,4 @@ partition::Solution held_solution(const partition::Profile& profile, const HeldP
 partition::Front held_front(const partition::Profile& profile, const HeldPower& held, partition::Size workload,
                             const partition::EnergyModel& model = {}, const partition::ParetoOptions& options = {});
 
-// The same solutions with their energies recomputed under `model` (F, or F + base power x time),
-// filtered again: a front of F turned into one of total energy, as partition::to_total_energy.
-partition::Front held_reevaluate(const partition::Profile& profile, const HeldPower& held,
-                                 const partition::Front& front, partition::Size workload,
-                                 const partition::EnergyModel& model);
-
 }  // namespace ctrl::loop
