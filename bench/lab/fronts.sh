@@ -37,7 +37,7 @@ else
   (cd "$repo" && cmake --preset cuda -DCTRL_BUILD_TESTS=OFF -DCTRL_BUILD_BENCH=OFF >/dev/null &&
      cmake --build build/cuda --target ctrl_tool -j 16) >"$work/build.log" 2>&1 ||
     { say "build failed"; tail -30 "$work/build.log"; exit 1; }
-  popts=(--steps 10 --largest-run 0.05 --min-reps 3 --max-reps 8 --max-seconds 3 --min-window 0.3)
+  popts=(--steps ${STEPS:-10} --largest-run ${LARGEST_RUN:-0.05} --min-reps 3 --max-reps 8 --max-seconds ${STEP_SECONDS:-3} --min-window 0.3)
   ropts=(--min-reps 3 --max-reps 6 --max-seconds 2 --min-window 0.3)
 fi
 ctrl=$build/bin/ctrl
