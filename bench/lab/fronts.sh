@@ -8,7 +8,7 @@
 # with the CPU groups' energy estimated at CPU_POWER W per busy core (no RAPL there).
 #
 #   bench/lab/fronts.sh                                  from the repository root, on the GPU machine
-#   APPS="jacobi dgemm" CPU_GROUPS=2 POINTS=6 BUDGET_S=560   what to run, and the call's budget
+#   APPS="jacobi dgemm:2" CPU_GROUPS=1 POINTS=6 BUDGET_S=560   what to run (APP:G: G CPU groups), the budget
 #   CTRL_DRY=1 bench/lab/fronts.sh                       here: CPU groups only, build/dev, short
 #
 # Writes to $OUT (default ./fronts-out): fronts.md (every command and its output), fronts.json (per
@@ -56,35 +56,40 @@ shown() {  # a ctrl command and its output, into the summary
 json=$out/fronts.json
 echo '{' >"$json"
 first=1
-for app in $apps; do
+for entry in $apps; do
+  # APP, or APP:G for G CPU groups beside the GPU (the default CPU_GROUPS otherwise).
+  app=${entry%%:*}
+  g=$groups
+  [[ $entry == *:* ]] && g=${entry#*:}
+  name=$app-$g
   left=$((budget - (SECONDS - t0)))
   ((left < 40)) && { say "$app: skipped, ${left}s left"; continue; }
-  say "$app: profile"
-  printf '\n## %s\n' "$app" >>"$md"
+  say "$name: profile"
+  printf '\n## %s, %s CPU group%s and the GPU\n' "$app" "$g" "$([[ $g == 1 ]] || echo s)" >>"$md"
   p0=$SECONDS
-  timeout --signal=INT --kill-after=20 $((left / 2)) "$ctrl" profile "$app" --groups "$groups" --out "$app.csv" \
-    --cpu-power "$watts" "${popts[@]}" --progress plain >"$app-profile.txt" 2>"$app-profile.err"
-  echo "(exit $?, $((SECONDS - p0)) s)" >>"$app-profile.txt"
-  { printf '\n```\n$ ctrl profile %s --groups %s ...\n' "$app" "$groups"; cat "$app-profile.txt"; printf '```\n'; } >>"$md"
-  n=$(sed -n 's/.*--workload \([0-9]*\).*/\1/p' "$app-profile.txt" | head -1)
-  [[ -n $n ]] || { say "$app: no profile"; tail -5 "$app-profile.err"; continue; }
+  timeout --signal=INT --kill-after=20 $((left * 6 / 10)) "$ctrl" profile "$app" --groups "$g" --out "$name.csv" \
+    --cpu-power "$watts" "${popts[@]}" --progress plain >"$name-profile.txt" 2>"$name-profile.err"
+  echo "(exit $?, $((SECONDS - p0)) s)" >>"$name-profile.txt"
+  { printf '\n```\n$ ctrl profile %s --groups %s ...\n' "$app" "$g"; cat "$name-profile.txt"; printf '```\n'; } >>"$md"
+  n=$(sed -n 's/.*--workload \([0-9]*\).*/\1/p' "$name-profile.txt" | head -1)
+  [[ -n $n ]] || { say "$name: no profile"; tail -5 "$name-profile.err"; continue; }
   n=$((n * 3 / 4))
-  shown "$ctrl" pareto --profile "$app.csv" --workload "$n"
-  "$ctrl" pareto --profile "$app.csv" --workload "$n" --format json >"$app-front.json" 2>/dev/null
+  shown "$ctrl" pareto --profile "$name.csv" --workload "$n"
+  "$ctrl" pareto --profile "$name.csv" --workload "$n" --format json >"$name-front.json" 2>/dev/null
   left=$((budget - (SECONDS - t0)))
-  say "$app: run --pick all --points $points (at most $((left - 10))s)"
-  timeout --signal=INT --kill-after=15 $((left - 10)) "$ctrl" run "$app" --front "$app-front.json" --pick all \
-    --points "$points" --profile "$app.csv" --cpu-power "$watts" "${ropts[@]}" --progress none --json "$app-runs.json" \
-    >"$app-runs.txt" 2>&1
-  echo "(exit $?)" >>"$app-runs.txt"
-  { printf '\n```\n'; sed -n '/measured beside predicted/,$p' "$app-runs.txt"; printf '```\n'; } >>"$md"
-  sed -n '/measured beside predicted/,$p' "$app-runs.txt"
+  say "$name: run --pick all --points $points (at most $((left - 10))s)"
+  timeout --signal=INT --kill-after=15 $((left - 10)) "$ctrl" run "$app" --front "$name-front.json" --pick all \
+    --points "$points" --profile "$name.csv" --cpu-power "$watts" "${ropts[@]}" --progress none --json "$name-runs.json" \
+    >"$name-runs.txt" 2>&1
+  echo "(exit $?)" >>"$name-runs.txt"
+  { printf '\n```\n'; sed -n '/measured beside predicted/,$p' "$name-runs.txt"; printf '```\n'; } >>"$md"
+  sed -n '/measured beside predicted/,$p' "$name-runs.txt"
   ((first)) || echo ',' >>"$json"
   first=0
-  printf '"%s": {"profile": ' "$app" >>"$json"
-  python3 -c 'import csv,json,sys; print(json.dumps(list(csv.DictReader(open(sys.argv[1])))))' "$app.csv" >>"$json" 2>/dev/null || echo null >>"$json"
-  printf ', "front": ' >>"$json"; { [[ -s $app-front.json ]] && cat "$app-front.json"; } >>"$json" || echo null >>"$json"
-  printf ', "runs": ' >>"$json"; { [[ -s $app-runs.json ]] && cat "$app-runs.json"; } >>"$json" || echo null >>"$json"
+  printf '"%s": {"profile": ' "$name" >>"$json"
+  python3 -c 'import csv,json,sys; print(json.dumps(list(csv.DictReader(open(sys.argv[1])))))' "$name.csv" >>"$json" 2>/dev/null || echo null >>"$json"
+  printf ', "front": ' >>"$json"; { [[ -s $name-front.json ]] && cat "$name-front.json"; } >>"$json" || echo null >>"$json"
+  printf ', "runs": ' >>"$json"; { [[ -s $name-runs.json ]] && cat "$name-runs.json"; } >>"$json" || echo null >>"$json"
   echo '}' >>"$json"
 done
 echo '}' >>"$json"

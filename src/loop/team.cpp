@@ -330,6 +330,31 @@ RoundResult Team::fill(Problem& problem, const std::vector<Block>& blocks, doubl
   return round(problem, blocks, 0, seconds);
 }
 
+namespace {
+
+void add_coupling(const std::vector<Block>& blocks, RoundResult& r, std::vector<double>& waited) {
+  // Blocks that exchange advance at the slower one's pace sweep by sweep: the execution lasts the
+  // sum over sweeps of the slower sweep, more than the slowest processor's own time when their
+  // sweeps' times vary. Every processor of the execution pays that difference (team.hpp).
+  double slowest = 0;
+  bool exchanges = false;
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    if (blocks[i].empty()) continue;
+    slowest = std::max(slowest, r.time_s[i]);
+    exchanges = exchanges || r.exchange_s[i] > 0 || waited[i] > 0;
+  }
+  const double coupling = std::max(0.0, r.wall_s - slowest);
+  if (!exchanges || coupling <= 0) return;
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    if (blocks[i].empty()) continue;
+    r.time_s[i] += coupling;
+    r.exchange_s[i] += coupling;
+    waited[i] = std::max(0.0, waited[i] - coupling * r.runs[i]);
+  }
+}
+
+}  // namespace
+
 RoundResult Team::round(Problem& problem, const std::vector<Block>& blocks, int batch, double seconds) {
   const std::size_t n = members_.size();
   if (blocks.size() != n)
@@ -397,6 +422,7 @@ RoundResult Team::round(Problem& problem, const std::vector<Block>& blocks, int 
     last = std::max(last, end[i]);
   }
   r.wall_s = seconds_between(released, last) / r.batch;
+  add_coupling(blocks, r, waited);
 
   round_energies(blocks, batch, {start, end, released, last, waited}, e0, e1, r);
   return r;

@@ -95,9 +95,12 @@ struct RoundResult {
   double window_s = 0.0;  // the whole energy window (longest meter window)
   // Per processor, per run (0 without rows): from its start to its completion, less the time its
   // block waited at halo exchanges for slower neighbours (Problem::exchange_times): its own time,
-  // which a front's max over processors models; the wait is in wall_s.
+  // which a front's max over processors models. Blocks that exchange halos also pay the coupling
+  // of their sweeps: an execution lasts the sum over sweeps of the slower sweep, more than the
+  // slowest processor's own time when sweep times vary; that difference (wall_s less the largest
+  // own time) is added to every processor's time, so that the slowest one's is the wall time.
   std::vector<double> time_s;
-  // Per processor, per run: the part of time_s spent exchanging halos (0 without halos).
+  // Per processor, per run: the part of time_s spent on halos: exchanges and coupling (0 without).
   std::vector<double> exchange_s;
   // Per processor, per run (nullopt: no energy). Team::run: the device's dynamic energy over the
   // whole execution, from the common start to the last processor's completion (its held tail
