@@ -132,8 +132,11 @@ std::vector<std::vector<index_t>> calibrate_sizes(const Workload& app, Platform&
     const RoundResult r = team.run(*problem, blocks, team.batch_for(slowest));
     for (std::size_t i = 0; i < p; ++i) points[i].push_back({c[i], r.time_s[i]});
     bool any = false;
+    // A processor grows until its run takes the largest time, and at least until it can take
+    // `steps` distinct sizes (a slow one, or a loaded machine, can pass the time at once).
+    const index_t least = lo + (static_cast<index_t>(cal.steps) - 1) * g;
     for (std::size_t i = 0; i < p; ++i) {
-      if (!growing[i] || r.time_s[i] >= cal.largest_run_s) {
+      if (!growing[i] || (r.time_s[i] >= cal.largest_run_s && c[i] >= least)) {
         growing[i] = false;
         continue;
       }

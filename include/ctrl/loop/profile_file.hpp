@@ -83,13 +83,13 @@ std::string format_profile_row(const ProfileRow& row);
 
 // What an existing profile file holds.
 struct ProfileFile {
-  std::vector<ProfileRow> rows;         // complete steps only, in file order
+  std::vector<ProfileRow> rows;          // complete steps only, in file order
   std::vector<std::size_t> step_of_row;  // each row's step (0, 1, ...), as rows
-  std::vector<std::string> processors;  // in order of first appearance
-  std::vector<index_t> complete_sizes;  // sizes measured on every processor, ascending
-  std::size_t dropped_rows = 0;         // rows of incomplete steps, and a partial last line
-  bool earlier_format = false;          // written before the current format's columns existed
-  bool cut_short = false;               // the text ends without a newline (an interrupted write)
+  std::vector<std::string> processors;   // in order of first appearance
+  std::vector<index_t> complete_sizes;   // sizes measured on every processor, ascending
+  std::size_t dropped_rows = 0;          // rows of incomplete steps, and a partial last line
+  bool earlier_format = false;           // written before the current format's columns existed
+  bool cut_short = false;                // the text ends without a newline (an interrupted write)
 };
 
 // Reads a file written by `ctrl profile`, now or before energy_provenance existed (an input: a
