@@ -26,21 +26,21 @@ loop() {
   step "1. What this machine offers as controllers: ctrl devices"
   "$ctrl" devices
 
-  step "2. A small profile of dgemm on this machine's processors, all measured at once"
-  read -r -a procs <<<"$("$ctrl" devices --format specs --groups "${CTRL_DEMO_GROUPS:-2}")"
-  devices=()
-  for p in "${procs[@]}"; do devices+=(--device "$p"); done
-  if ((gpus > 0)); then
-    cols=1024 sizes=64:1024:64 workload=$((1024 * ${#procs[@]} / 2))
-  else
-    cols=512 sizes=32:256:32 workload=$((128 * ${#procs[@]} + 128))
-  fi
+  step "2. A small profile of dgemm on the processors ctrl devices suggests, all measured at once"
+  # No --device, no --sizes: the suggested processors, and sizes chosen for each by a calibration
+  # (a slow CPU group fine steps, a GPU coarse ones), up to runs of --largest-run seconds.
+  local cols=512 largest=0.02
+  ((gpus > 0)) && cols=1024 largest=0.05
   profile=$out/dgemm-profile.csv
   rm -f "$profile"  # a fresh profile each time (`ctrl profile` would resume an interrupted one)
   local cpu_power=()
   [[ -n ${CTRL_CPU_POWER:-} ]] && cpu_power=(--cpu-power "$CTRL_CPU_POWER")
-  "$ctrl" profile dgemm "${devices[@]}" --cols "$cols" --sizes "$sizes" --out "$profile" --min-round 0.1 \
-    --max-reps 15 --max-seconds 4 --idle-seconds 1 "${cpu_power[@]}"
+  "$ctrl" profile dgemm --groups "${CTRL_DEMO_GROUPS:-2}" --cols "$cols" --steps 8 --largest-run "$largest" \
+    --out "$profile" --min-round 0.1 --max-reps 15 --max-seconds 4 --idle-seconds 1 "${cpu_power[@]}" | tee "$out/profile.txt"
+  # Any workload up to the capacity splits (sizes between measured ones interpolated): 3/4 of it.
+  local workload
+  workload=$(sed -n 's/.*(any workload up to \([0-9]*\).*/\1/p' "$out/profile.txt")
+  workload=$((workload * 3 / 4))
 
   # A processor whose energy is neither measured nor estimated (energy_provenance "absent") would
   # count as free in a front of time and energy: ctrl pareto gives time only for such a profile.
