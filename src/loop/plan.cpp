@@ -23,7 +23,8 @@ struct Source {
   std::optional<partition::Profile> profile;
   std::optional<partition::ProfileModel> model;  // between its measured sizes (model.hpp)
   ProfileFile meta;
-  HeldPower held;  // the profile's held powers (none for a plain CSV)
+  HeldPower held;                         // the profile's held powers (none for a plain CSV)
+  std::optional<partition::Front> front;  // the profile's front, once computed (plan_front's points share it)
 };
 
 Source read_source(const Workload& app, const PlanRequest& r) {
@@ -109,7 +110,7 @@ void plan_from_front(Plan& plan, const PlanRequest& r, const Source& src) {
   plan.source = fmt::format("{} point {} of {} ({})", r.front, k + 1, f.front.size(), r.pick->name());
 }
 
-void plan_from_profile(Plan& plan, const PlanRequest& r, const Source& src) {
+void plan_from_profile(Plan& plan, const PlanRequest& r, Source& src) {
   plan.processors = src.profile->names();
   const index_t workload = *r.workload;
   if (is_balanced(*r.pick)) {
@@ -119,7 +120,8 @@ void plan_from_profile(Plan& plan, const PlanRequest& r, const Source& src) {
   }
   // A front whose points are ordered by the energy of processors that have none would be wrong.
   if (picks_by_energy(*r.pick)) require_energy(src.meta, r.profile, "a pick by time (fastest, load-balanced)");
-  const partition::Front front = model_front(*src.model, src.held, workload, plan.model);
+  if (!src.front) src.front = model_front(*src.model, src.held, workload, plan.model);
+  const partition::Front& front = *src.front;
   if (front.empty())
     throw InfeasibleError(fmt::format("workload {} cannot be split exactly with the sizes in {}", workload, r.profile));
   const std::size_t k = point_index(*r.pick, front.size(), "the front of " + r.profile);
@@ -204,11 +206,10 @@ std::string Pick::name() const {
 
 index_t Plan::total_rows() const { return checked_sum(rows); }
 
-Plan plan_run(const Workload& app, const PlanRequest& r) {
-  check_request(r);
-  if (r.pick && r.pick->kind == Pick::all)
-    throw UsageError("the pick 'all' is every point of a front: plan_front plans them (one run each)");
-  const Source src = read_source(app, r);
+namespace {
+
+// plan_run, from the request's files read once into `src`.
+Plan plan_with(const Workload& app, const PlanRequest& r, Source& src) {
   Plan plan;
   plan.profile = r.profile;
   if (!r.split.empty())
@@ -252,11 +253,23 @@ Plan plan_run(const Workload& app, const PlanRequest& r) {
   return plan;
 }
 
+}  // namespace
+
+Plan plan_run(const Workload& app, const PlanRequest& r) {
+  check_request(r);
+  if (r.pick && r.pick->kind == Pick::all)
+    throw UsageError("the pick 'all' is every point of a front: plan_front plans them (one run each)");
+  Source src = read_source(app, r);
+  return plan_with(app, r, src);
+}
+
 std::vector<Plan> plan_front(const Workload& app, const PlanRequest& r) {
   if (!r.pick || r.pick->kind != Pick::all) throw UsageError("plan_front: the pick must be 'all'");
   PlanRequest one = r;
   one.pick = Pick{Pick::point, 1};
-  std::vector<Plan> plans{plan_run(app, one)};
+  check_request(one);
+  Source src = read_source(app, one);  // read once: every point is of one front
+  std::vector<Plan> plans{plan_with(app, one, src)};
   // The fastest point is the first of a front of time and energy, and a front of time only has no
   // other; a pick by energy is refused where some processor has no energy (plan_run's rule).
   const std::size_t n = plans.front().front_points, want = r.points == 0 ? n : std::min(r.points, n);
@@ -265,7 +278,7 @@ std::vector<Plan> plan_front(const Workload& app, const PlanRequest& r) {
     const std::size_t k = 1 + (j * (n - 1) + (want - 1) / 2) / (want - 1);  // evenly spaced, rounded
     if (k == last) continue;
     one.pick = Pick{Pick::point, k};
-    plans.push_back(plan_run(app, one));
+    plans.push_back(plan_with(app, one, src));
     last = k;
   }
   return plans;
