@@ -340,8 +340,9 @@ void DivisibleProblem::set_up(Controller& c, std::size_t slot) {
                      w_.specs_[id].part == Part::scratch ? Divisible::create_internal : Divisible::attach);
 }
 
-// Detaches (bringing outputs home) and frees scratch; with keep, halo'd arrays' own rows are
-// copied from their staging tiles into the host arrays. Without keep (after a failure) it never
+// Detaches (bringing outputs home) and frees scratch; with keep, halo'd outputs' own rows are
+// copied from their staging tiles into the host arrays (an input's are unchanged, and its rows are
+// a neighbour's halo, read by that neighbour's set-up while this block tears down). Without keep (after a failure) it never
 // throws.
 void DivisibleProblem::tear_down(Controller& c, std::size_t slot, bool keep) {
   Current& cur = current_[slot];
@@ -353,7 +354,7 @@ void DivisibleProblem::tear_down(Controller& c, std::size_t slot, bool keep) {
     } catch (...) {
       if (keep) throw;
     }
-    if (keep && s.halo > 0 && s.part != Part::scratch) {
+    if (keep && s.halo > 0 && s.part == Part::output) {
       const std::size_t rb = row_bytes(s);
       std::memcpy(host_rows(id, cur.local.begin),
                   tile_data(id, cur.tiles[id]) + static_cast<std::size_t>(cur.before[id]) * rb,
