@@ -342,8 +342,8 @@ void DivisibleProblem::set_up(Controller& c, std::size_t slot) {
 
 // Detaches (bringing outputs home) and frees scratch; with keep, halo'd outputs' own rows are
 // copied from their staging tiles into the host arrays (an input's are unchanged, and its rows are
-// a neighbour's halo, read by that neighbour's set-up while this block tears down). Without keep (after a failure) it never
-// throws.
+// a neighbour's halo, read by that neighbour's set-up while this block tears down). Without keep (after a failure) it
+// never throws.
 void DivisibleProblem::tear_down(Controller& c, std::size_t slot, bool keep) {
   Current& cur = current_[slot];
   for (std::size_t id = 0; id < cur.tiles.size(); ++id) {

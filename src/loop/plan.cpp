@@ -238,12 +238,7 @@ Plan plan_with(const Workload& app, const PlanRequest& r, Source& src) {
                                  plan.cols, plan.cols_from, e.what()));
   }
   if (src.model) {
-    plan.predicted = predict(*src.model, plan.processors, plan.rows, src.held);
-    // The file's energy 0 of a processor without a sensor is no measurement.
-    const std::vector<std::string> none = processors_without_energy(src.meta);
-    for (std::size_t i = 0; i < plan.processors.size(); ++i)
-      if (plan.rows[i] != 0 && std::find(none.begin(), none.end(), plan.processors[i]) != none.end())
-        plan.predicted[i] = {plan.predicted[i].time, std::nullopt, std::nullopt};
+    plan.predicted = predict(*src.model, plan.processors, plan.rows, src.held, processors_without_energy(src.meta));
     if (src.profile->names() == plan.processors) plan.interpolated = interpolation_note(*src.model, plan.rows);
   }
   plan.base_power = base_powers(src.meta);

@@ -124,7 +124,8 @@ void add_held_tails(std::vector<Prediction>& out, const std::vector<index_t>& ro
 }  // namespace
 
 std::vector<Prediction> predict(const partition::ProfileModel& model, const std::vector<std::string>& names,
-                                const std::vector<index_t>& rows, const HeldPower& held) {
+                                const std::vector<index_t>& rows, const HeldPower& held,
+                                const std::vector<std::string>& without_energy) {
   if (names.size() != rows.size())
     throw UsageError(fmt::format("predict: {} processors and {} parts", names.size(), rows.size()));
   const std::vector<std::string> known = model.measured().names();
@@ -144,6 +145,9 @@ std::vector<Prediction> predict(const partition::ProfileModel& model, const std:
     // A processor with every row has no neighbour: its point alone, where the model has one.
     if (const auto pt = model.at(k, static_cast<double>(rows[i]), rows[i] == total))
       out[i] = {pt->time, pt->energy, std::nullopt};
+    // A profile's energy 0 of a processor without a sensor is no measurement.
+    if (std::find(without_energy.begin(), without_energy.end(), names[i]) != without_energy.end())
+      out[i].energy.reset();
   }
   add_held_tails(out, rows, h);
   return out;
@@ -157,13 +161,7 @@ std::vector<Prediction> predict(const partition::Profile& profile, const std::ve
 std::vector<Prediction> predict(const ProfileFile& profile, const std::vector<std::string>& names,
                                 const std::vector<index_t>& rows) {
   const LoadedProfile loaded{to_partition_profile(profile), profile};
-  std::vector<Prediction> out = predict(profile_model(loaded), names, rows, held_model(profile));
-  // The file's energy 0 of a processor without a sensor is no measurement.
-  const std::vector<std::string> none = processors_without_energy(profile);
-  for (std::size_t i = 0; i < names.size(); ++i)
-    if (rows[i] != 0 && std::find(none.begin(), none.end(), names[i]) != none.end())
-      out[i] = {out[i].time, std::nullopt, std::nullopt};
-  return out;
+  return predict(profile_model(loaded), names, rows, held_model(profile), processors_without_energy(profile));
 }
 
 }  // namespace ctrl::loop

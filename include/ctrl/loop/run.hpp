@@ -88,8 +88,10 @@ RunOutcome run_distribution(const Workload& app, const RunRequest& request, Plat
 // measured sizes; a processor with every row taken alone; nullopt past its largest size), its held
 // tail included (held.hpp: e_i + h_i (T - t_i), T the slowest predicted time). `names` are the
 // processors, in order; the held powers are the model's processors' (in its order; empty: none).
+// `without_energy`: processors whose profiled energy is no measurement (no energy predicted).
 std::vector<Prediction> predict(const partition::ProfileModel& model, const std::vector<std::string>& names,
-                                const std::vector<index_t>& rows, const HeldPower& held = {});
+                                const std::vector<index_t>& rows, const HeldPower& held = {},
+                                const std::vector<std::string>& without_energy = {});
 // The same from a profile file's model (a processor without a sensor has no energy predicted).
 std::vector<Prediction> predict(const ProfileFile& profile, const std::vector<std::string>& names,
                                 const std::vector<index_t>& rows);
