@@ -1,6 +1,6 @@
 // Empty launch + wait on a CPU controller against an empty OpenMP parallel-for on the same cores
-// (issue 3's anchor: OpenMP 1.0 µs, StarPU 34.6 µs on the 2-core box; issue 15's goal: ctrl on
-// all the cores at no more than OpenMP's cost, bench/results/cpu-launch.md).
+// (the anchor a CPU launch is held to; goal: ctrl on all the cores at no more than OpenMP's cost;
+// figures, with StarPU's for scale: bench/results/cpu-launch.md).
 //
 // BM_interleaved/* (the goal's figures): ctrl and OpenMP alternate in rounds of about 20 ms in one
 // process, the first of the pair alternating too, and each reports the median of its rounds and
@@ -23,7 +23,7 @@
 //                 its launches there), against OpenMP's team on every core (as many threads
 //                 as the host and the controller's workers together).
 // BM_ctrl_* and BM_omp_all_cores: the same, measured one after the other (Google Benchmark's own
-// loop), as the figures before 2026-12-06 were; kept to compare with them.
+// loop), as the earliest figures of bench/results/cpu-launch.md were; kept to compare with them.
 #include <ctrl/ctrl.hpp>
 
 #include <benchmark/benchmark.h>

@@ -31,10 +31,10 @@ class SpinWait {
   // helper of the runner's core stands aside) yields only after its first partner_elsewhere
   // spins, as an OpenMP thread at a barrier only pauses: a yield is a system call, 1-2 µs in a
   // virtual machine with page-table isolation (more than a whole fork/join), and a partner that
-  // comes while the waiter is inside one is seen that much later. Yielding every 64 spins left a
-  // waiting helper in the kernel about a third of its wait on the 2-core box (64 pauses take
-  // about 2 µs there, a yield 1.5). Waits whose partner may share the core (the queue thread,
-  // pinned beside a pool helper, and a host thread that waits for it) yield from the start.
+  // comes while the waiter is inside one is seen that much later. Yielding every 64 spins keeps a
+  // waiting helper in the kernel for a good part of its wait where 64 pauses take about as long
+  // as a yield (bench/results/cpu-launch.md). Waits whose partner may share the core (the queue
+  // thread, pinned beside a pool helper, and a host thread that waits for it) yield from the start.
   static constexpr int partner_elsewhere = 512;
 
   SpinWait() = default;

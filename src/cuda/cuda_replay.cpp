@@ -12,11 +12,12 @@
 // kept): as many full graphs as n holds, then the rest as one graph of exactly that many copies (a
 // few such counts are kept; beyond them, graphs of 2^k copies, largest first). n = 1000 replays of
 // Jacobi's two kernels are one graph launch, not 1000, so that the host's launch cost stays far
-// below the kernels' time; as 6 graphs of 2^k copies they took 2-4 % longer than one hand-captured
-// graph of the same kernels (H100), each graph launch a gap on the GPU. A sequence that captured as
-// a chain of kernel nodes (generic and native launches) is repeated as kernel nodes, one chain, as
-// a hand-captured graph of the same launches is; any other (library nodes, branches) as child-graph
-// nodes, a level of nesting between every copy.
+// below the kernels' time; as 6 graphs of 2^k copies they took a few per cent longer than one
+// hand-captured graph of the same kernels, each graph launch a gap on the GPU
+// (bench/results/cuda-h200.md). A sequence that captured as a chain of kernel nodes (generic and
+// native launches) is repeated as kernel nodes, one chain, as a hand-captured graph of the same
+// launches is; any other (library nodes, branches) as child-graph nodes, a level of nesting
+// between every copy.
 #include "cuda_replay.hpp"
 
 #include <fmt/format.h>

@@ -38,9 +38,9 @@ class NumaSeparateMemory final : public MemorySpace {
   }
   // Images are kept for reuse when released, as a device's memory pool keeps its blocks: a tile
   // attached and detached run after run (the loop's rounds) would otherwise map, fault in and zero
-  // fresh pages every time (12 MB took 11 ms per run instead of under 1), and a round's first runs
-  // after the heap was trimmed paid that again (rounds of 8 runs measured 2.3 ms a run, 0.15 ms
-  // once warm).
+  // fresh pages every time, several times a warm run's cost, and a round's first runs after the
+  // heap was trimmed would pay that again: runs would not match their profile
+  // (bench/results/loop-2core.md).
   // Pages are mapped and freed outside the lock: the host thread allocates while the queue
   // thread releases.
   void* allocate(std::size_t bytes) override {

@@ -222,8 +222,8 @@ __global__ void coarse_2d(const K k, const LaunchSpace s, const unsigned prefetc
 // One logical thread per CUDA thread on a grid that covers the space (no row loop): small 2-D
 // launches, where a thread's few instructions are the kernel's time. At 512 x 512 every warp
 // scheduler issues 16 warps' instructions, so each instruction a thread saves is ~16 cycles of
-// the kernel; Jacobi's copy at 512^2 took 1.55 us in a graph with the row loop, 1.48 without it,
-// against 1.45 for a hand-written 2-D kernel (H100, 2026-12-06).
+// the kernel; without the row loop Jacobi's copy comes close to a hand-written 2-D kernel
+// (bench/results/cuda-h200.md).
 template <class K, class... P>
 __global__ void cover_2d(const K k, const LaunchSpace s, P... p, kernel_ptr_t<P>... q) {
   const index_t y = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -239,8 +239,8 @@ __global__ void cover_2d(const K k, const LaunchSpace s, P... p, kernel_ptr_t<P>
 // with the very value `cols` that i was divided by, so the compiler folds the body's
 // x * cols + y back to i and drops the division where the body uses x and y only to address its
 // tiles. Jacobi's copy at 512 x 512 compiles to the twin's 1-D copy, instruction for instruction:
-// 2-D index arithmetic (two block and thread indexes, two 64-bit products) was most of the
-// 1.50 us that copy took in a graph, against 1.37 for the twin's (H100, 2026-12-06). The thread's
+// 2-D index arithmetic (two block and thread indexes, two 64-bit products) was most of what that
+// copy took beyond the twin's 1-D copy (bench/results/cuda-h200.md). The thread's
 // x and y are those cover_2d gives, and the views' extents equal the tiles': the same accesses.
 struct FlatSpace {
   index_t cols;            // the space's last extent
@@ -372,7 +372,7 @@ __device__ CTRL_FORCEINLINE P rebind_vector(const P& p, Q* q) {
 // __builtin_assume_aligned, __builtin_assume on the address, an address masked to 16 bytes all
 // lose .nc, the last the merging too), while __ldg's scalar loads, though .nc, are never merged.
 // A per-element body thus gets 16-byte loads or read-only ones, not both; the 16-byte access is
-// what pays (0.87 of the hand-written kernel without the runs, 0.94 with them: docs/cuda.md).
+// what pays (the hand kernel with coherent loads is no slower: bench/results/cuda-h200.md).
 template <class Q>
 __device__ CTRL_FORCEINLINE Q* aligned16(Q* q) {
   __builtin_assume((reinterpret_cast<std::uintptr_t>(q) & 15) == 0);

@@ -3,8 +3,8 @@
 //
 // The paper's tables (after Torres, Gonzalez-Escribano and Llanos) stop at Kepler. This one is
 // for Hopper (sm_90, the H200) and was checked with bench/cuda/bench_geometry.cu, which times
-// every power-of-two block shape of 32 to 1024 threads for each case-study kernel; the figures
-// and the reasoning behind each row are in docs/cuda.md.
+// every power-of-two block shape of 32 to 1024 threads for each case-study kernel; the reasoning
+// behind each row is in docs/cuda.md, the figures in bench/results/cuda-h200.md.
 //
 // Shapes are given as (columns x rows): columns is the number of threads along the LAST index of
 // the space (hardware threadIdx.x, consecutive elements), rows along the one before it. A 1-D
@@ -115,15 +115,14 @@ struct Coarsening {
 };
 inline constexpr unsigned max_items = 8;
 
-// Hopper (sm_90), fitted to the sweep of bench/cuda/bench_coarsening.cu on the H200
-// (bench/results/cuda-h200.md, 2026-12-03): a grid of one wave of resident blocks striding over
-// the space beats one block per chunk for every streaming kernel (matadd 0.82 of the D2D copy
-// against 0.67, Black-Scholes 0.71 against 0.64); more items per thread help only the simplest
-// bodies (2 items: jacobi's copy 0.74 against 0.62 with 1) and hurt the ones that call the math
-// library (Black-Scholes 0.53 with 2), and prefetching never paid for itself. So: streaming
-// bodies with low arithmetic, 2 items on a striding grid; other streaming and stencil bodies, 1
-// item on a striding grid; compute-bound kernels, threads that share data within a block
-// (matmul) and scattered access keep the plain grid.
+// Hopper (sm_90), fitted to the sweep of bench/cuda/bench_coarsening.cu on an H200 (figures:
+// bench/results/cuda-h200.md): a grid of one wave of resident blocks striding over the space
+// beats one block per chunk for every streaming kernel; more items per thread help only the
+// simplest bodies (jacobi's copy, with 2) and hurt the ones that call the math library
+// (Black-Scholes), whose branches keep the items' loads apart, and prefetching never paid for
+// itself. So: streaming bodies with low arithmetic, 2 items on a striding grid; other streaming
+// and stencil bodies, 1 item on a striding grid; compute-bound kernels, threads that share data
+// within a block (matmul) and scattered access keep the plain grid.
 constexpr Coarsening hopper_coarsening(coalescing c, arith a, sharing s) {
   if (c == coalescing::deflt) c = coalescing::full;
   if (a == arith::deflt) a = arith::medium;
@@ -239,10 +238,9 @@ constexpr HwShape fitted_block(HwShape b, const Threads& space) {
 }
 
 // The block of the vector runs: the table's. Rows of runs as wide as the space allows (a warp's
-// loads along one row, as a hand-written float4 kernel's) were tried and measured slower on an
-// H100 (2026-12-06, bench_cuda): Jacobi's update at 4096^2 0.908 of the hand float4 kernel on
-// 256x1 against 0.955 on the table's 64x4 (its three rows share the L1 across a block's rows; the
-// hand kernel itself runs 5 % faster on 64x4), Jacobi's copy 0.997 against 1.020, matadd the same.
+// loads along one row, as a hand-written float4 kernel's) are slower: on the table's 64x4 a
+// stencil's three rows share the L1 across a block's rows, and a streaming body gains nothing
+// from the wider rows (bench_cuda's vector rows; figures: bench/results/cuda-h200.md).
 constexpr HwShape vector_block(const HwShape& b, const Threads& /*space*/, unsigned /*phase*/) { return b; }
 
 // Gives g the vector runs (vector_items per thread, runs `phase` logical threads before each
@@ -269,9 +267,8 @@ constexpr detail::CudaGeometry geometry_for(const Traits& t, const Threads& spac
   detail::CudaGeometry g = geometry_for(b, space, lim, co);
   // The vector runs' grid, used where the tiles allow them: one wave of resident blocks striding
   // down the rows, as the streaming kernels' table grid is. For Jacobi's update (a stencil, whose
-  // table grid covers every row) the striding grid measured 2254-2277 GB/s against 1854-2142 for
-  // the full one (H100, 2026-12-06), but in rounds whose fixed order favoured the later launches;
-  // with the order rotated the update runs at 2214-2240 GB/s on it (0.88 of the hand float4 kernel).
+  // table grid covers every row) the striding grid measured faster than the full one, though in
+  // rounds whose fixed order favoured the later launches (bench/results/cuda-h200.md).
   if (coarsen && vector_traits(t)) {
     const Coarsening vco = fitted_coarsening(Coarsening{vector_items, true, Prefetch::none}, b, space, lim);
     if (vco.items == vector_items) set_vector_grid(g, b, space, vector_phase(t), lim, true);

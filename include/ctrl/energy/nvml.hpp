@@ -17,7 +17,7 @@ namespace ctrl::energy {
 
 inline constexpr const char* default_nvml_library = "libnvidia-ml.so.1";
 
-// The total-energy counter is refreshed about 10 times a second (measured on the H200).
+// The total-energy counter is refreshed about 10 times a second (bench/results/energy-h100.md).
 inline constexpr double nvml_update_interval_s = 0.1;
 
 // One GPU as NVML sees it.

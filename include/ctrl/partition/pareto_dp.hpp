@@ -39,7 +39,7 @@ struct DpOptions {
   unsigned threads = 0;  // 0: every core this process may use (one for small instances)
   // Time thresholds for the energy bounds; 0 turns those bounds off. Negative (the default): 64,
   // or 128 on large instances (those swept on several threads), where the sweep's points cost more
-  // than the thresholds' programmes (p = 1000: 12 % less time, 28 % fewer points; 2 threads).
+  // than the thresholds' programmes (bench/results/partition-processors.md).
   int probes = -1;
   ClassUse classes = ClassUse::automatic;
   // Bytes the sweep over processors aims to stay within (DpStats::table_bytes). Every level's
