@@ -39,13 +39,16 @@ int main() {
   ProfileObserver quiet;
   run_profile(work, profile, team, quiet);
 
-  // Any workload up to the processors' largest sizes together, sizes between them interpolated.
-  const LoadedProfile measured = read_profile(profile.out);
-  const auto model = profile_model(measured);
-  const auto front = model_front(model, held_model(*measured.file), 600);
+  // The fastest distribution `ctrl pareto --time-only` prints (a machine may have no energy meter):
+  // any workload up to the processors' largest sizes together, sizes between them interpolated.
+  FrontRequest request;
+  request.profile = profile.out;
+  request.workload = 600;
+  request.time_only = true;
+  const FrontReport front = compute_front(request);
   RunRequest run;
-  run.rows.assign(front.front().distribution.begin(), front.front().distribution.end());  // the fastest
-  run.predicted = predict(*measured.file, measured.file->processors, run.rows);
+  run.rows.assign(front.time_optimal().distribution.begin(), front.time_optimal().distribution.end());
+  run.predicted = predict(*read_profile(profile.out).file, front.processors, run.rows);
   const RunOutcome outcome = run_distribution(work, run, team);
 
   for (const auto& p : outcome.processors)

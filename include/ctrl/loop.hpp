@@ -13,6 +13,7 @@
 #pragma once
 #include <ctrl/ctrl.hpp>
 #include <ctrl/loop/divisible.hpp>
+#include <ctrl/loop/front.hpp>
 #include <ctrl/loop/front_file.hpp>
 #include <ctrl/loop/held.hpp>
 #include <ctrl/loop/machine.hpp>

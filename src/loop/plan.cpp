@@ -20,24 +20,27 @@ namespace {
 
 // The profile, read once, with its provenance when `ctrl profile` wrote it.
 struct Source {
-  std::optional<partition::Profile> profile;
+  std::optional<LoadedProfile> loaded;
   std::optional<partition::ProfileModel> model;  // between its measured sizes (model.hpp)
-  ProfileFile meta;
-  HeldPower held;                         // the profile's held powers (none for a plain CSV)
-  std::optional<partition::Front> front;  // the profile's front, once computed (plan_front's points share it)
+  HeldPower held;                                // the profile's held powers (none for a plain CSV)
+  std::optional<partition::Front> front;         // the profile's front, once computed (plan_front's points share it)
+
+  const ProfileFile& meta() const {
+    static const ProfileFile none;
+    return loaded && loaded->file ? *loaded->file : none;
+  }
+  const partition::Profile* profile() const { return loaded ? &loaded->profile : nullptr; }
 };
 
 Source read_source(const Workload& app, const PlanRequest& r) {
   Source s;
   if (r.profile.empty()) return s;
-  LoadedProfile loaded = read_profile(r.profile);
-  s.model = profile_model(loaded);
-  s.profile = std::move(loaded.profile);
-  if (loaded.file) s.meta = std::move(*loaded.file);
-  if (loaded.file) s.held = held_model(s.meta);
-  if (!s.meta.rows.empty() && s.meta.rows.front().app != app.identity())
+  s.loaded = read_profile(r.profile);
+  s.model = profile_model(*s.loaded);
+  s.held = held_model(s.meta());
+  if (!s.meta().rows.empty() && s.meta().rows.front().app != app.identity())
     throw UsageError(
-        fmt::format("{} is a profile of {}, not of {}", r.profile, s.meta.rows.front().app, app.identity()));
+        fmt::format("{} is a profile of {}, not of {}", r.profile, s.meta().rows.front().app, app.identity()));
   return s;
 }
 
@@ -94,10 +97,10 @@ void plan_from_front(Plan& plan, const PlanRequest& r, const Source& src) {
         fmt::format("{} is a front of time only (`ctrl pareto --time-only`): it has no least-energy "
                     "point; pick fastest",
                     r.front));
-  if (src.profile && src.profile->names() != f.processors)
+  if (src.profile() && src.profile()->names() != f.processors)
     throw UsageError(fmt::format("the processors of {} differ from those of {}", r.front, r.profile));
   if (is_balanced(*r.pick)) {
-    if (!src.profile)
+    if (!src.profile())
       throw UsageError(fmt::format("the {} pick needs the profile {} came from", r.pick->name(), r.front));
     take_balanced(plan, *r.pick, src, f.workload, r.profile);
     plan.source =
@@ -111,19 +114,26 @@ void plan_from_front(Plan& plan, const PlanRequest& r, const Source& src) {
 }
 
 void plan_from_profile(Plan& plan, const PlanRequest& r, Source& src) {
-  plan.processors = src.profile->names();
+  plan.processors = src.profile()->names();
   const index_t workload = *r.workload;
   if (is_balanced(*r.pick)) {
     take_balanced(plan, *r.pick, src, workload, r.profile);
     plan.source = fmt::format("the {} distribution of {} from {}", r.pick->name(), workload, r.profile);
     return;
   }
-  // A front whose points are ordered by the energy of processors that have none would be wrong.
-  if (picks_by_energy(*r.pick)) require_energy(src.meta, r.profile, "a pick by time (fastest, load-balanced)");
-  if (!src.front) src.front = model_front(*src.model, src.held, workload, plan.model);
+  // The front `ctrl pareto` computes (compute_front). A front whose points are ordered by the
+  // energy of processors that have none would be wrong: a pick by time takes the time-optimal
+  // distribution alone there.
+  if (!src.front) {
+    FrontRequest fr;
+    fr.profile = r.profile;
+    fr.workload = workload;
+    fr.analysis = false;
+    fr.time_only = !picks_by_energy(*r.pick) && !processors_without_energy(src.meta()).empty();
+    fr.names.time_only = "a pick by time (fastest, load-balanced)";
+    src.front = compute_front(*src.loaded, fr).front;
+  }
   const partition::Front& front = *src.front;
-  if (front.empty())
-    throw InfeasibleError(fmt::format("workload {} cannot be split exactly with the sizes in {}", workload, r.profile));
   const std::size_t k = point_index(*r.pick, front.size(), "the front of " + r.profile);
   take_point(plan, front[k], front.size(), k);
   plan.source = fmt::format("point {} of {} of the front of {} from {}", k + 1, front.size(), workload, r.profile);
@@ -229,7 +239,7 @@ Plan plan_with(const Workload& app, const PlanRequest& r, Source& src) {
     if (plan.rows[i] % app.granularity() != 0)
       throw UsageError(fmt::format("{}: {} rows for {} are not a multiple of {}'s granularity, {} rows", plan.source,
                                    plan.rows[i], plan.processors[i], app.name(), app.granularity()));
-  choose_cols(plan, app, r, src.meta);
+  choose_cols(plan, app, r, src.meta());
   // Before any process allocates: the whole problem must be one that can be indexed and allocated.
   try {
     app.check_size(m, plan.cols, plan.processors.size());
@@ -238,13 +248,13 @@ Plan plan_with(const Workload& app, const PlanRequest& r, Source& src) {
                                  plan.cols, plan.cols_from, e.what()));
   }
   if (src.model) {
-    plan.predicted = predict(*src.model, plan.processors, plan.rows, src.held, processors_without_energy(src.meta));
-    if (src.profile->names() == plan.processors) plan.interpolated = interpolation_note(*src.model, plan.rows);
+    plan.predicted = predict(*src.model, plan.processors, plan.rows, src.held, processors_without_energy(src.meta()));
+    if (src.profile()->names() == plan.processors) plan.interpolated = interpolation_note(*src.model, plan.rows);
   }
-  plan.base_power = base_powers(src.meta);
-  const auto held = held_powers(src.meta);
+  plan.base_power = base_powers(src.meta());
+  const auto held = held_powers(src.meta());
   for (std::size_t i = 0; i < held.size(); ++i)
-    if (held[i]) plan.held_power.emplace_back(src.meta.processors[i], *held[i]);
+    if (held[i]) plan.held_power.emplace_back(src.meta().processors[i], *held[i]);
   return plan;
 }
 

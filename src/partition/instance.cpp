@@ -49,7 +49,7 @@ std::optional<Instance> make_instance(const Profile& profile, Size workload, boo
   in.unit = unit;
   const Size n = workload / unit;
   if (table_limit && static_cast<double>(n + 1) * static_cast<double>(in.p + 1) > static_cast<double>(max_table_cells))
-    throw UsageError("the workload " + std::to_string(workload) + " is too large for the exact algorithms: " +
+    throw TooLargeError("the workload " + std::to_string(workload) + " is too large for the exact algorithms: " +
                      std::to_string(n) + " units of " + std::to_string(unit) + " on " +
                      std::to_string(in.p) + " processors exceed the table limit");
   if (n > INT32_MAX - 1)

@@ -1,6 +1,6 @@
-// `ctrl pareto` on its own: the tool's own command sources (tools/ctrl/pareto_command.cpp and the
+// `ctrl pareto` on its own: the tool's pareto command (tools/ctrl/cli/pareto_command.cpp and the
 // front_* files) behind a main() like tools/ctrl/main.cpp, so that the command's behaviour and exit
-// codes are tested without the runtime the full tool links.
+// codes are tested with this command alone registered.
 #include "dispatch.hpp"
 
 int main(int argc, char** argv) {

@@ -1,4 +1,4 @@
-// The plots of `ctrl pareto` (tools/ctrl/svg_plot, front_svg, profile_svg): units chosen from the
+// The plots of `ctrl pareto` (tools/ctrl/cli: svg_plot, front_svg, profile_svg): units chosen from the
 // data, nice ticks, a front without energy drawn without an energy axis, coincident marks all
 // visible and labelled, and one line per processor in the profile plot. Content only.
 #include "front_svg.hpp"

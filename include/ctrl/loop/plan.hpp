@@ -14,6 +14,7 @@
 //   const auto totals = ctrl::loop::totals(plan, outcome);   // measured beside predicted
 #pragma once
 #include <ctrl/errors.hpp>
+#include <ctrl/loop/front.hpp>
 #include <ctrl/loop/run.hpp>
 #include <ctrl/loop/workload.hpp>
 #include <ctrl/partition/front.hpp>
@@ -26,12 +27,6 @@
 #include <vector>
 
 namespace ctrl::loop {
-
-// The workload cannot be split exactly with the profile's sizes (the tool's exit status 3).
-class InfeasibleError : public UsageError {
- public:
-  using UsageError::UsageError;
-};
 
 // A point of a front: the fastest, the least energy, or the k-th point by time (1-based); or,
 // computed from the profile (ctrl/partition/load_balanced.hpp), the load-balanced distribution

@@ -11,6 +11,7 @@
 // objectives are. Point a dominates b when a is no worse in both objectives (a value that is the
 // same counts as equal) and the points are not the same.
 #pragma once
+#include <ctrl/errors.hpp>
 #include <ctrl/partition/profile.hpp>
 
 #include <optional>
@@ -19,6 +20,13 @@
 namespace ctrl::partition {
 
 inline constexpr double relative_tolerance = 1e-12;
+
+// An instance too large for the tables of the exact algorithms (workload units times processors
+// past their limit). The approximate front (ParetoOptions::epsilon) does not need them.
+class TooLargeError : public UsageError {
+ public:
+  using UsageError::UsageError;
+};
 
 // |a - b| <= 1e-12 * max(|a|, |b|)  (so 0 is only the same as 0).
 bool same_value(double a, double b) noexcept;
@@ -62,8 +70,7 @@ struct Evaluation {
 std::optional<Evaluation> evaluate(const Profile& profile, const Distribution& x, Size workload);
 
 // The solution for a valid distribution under `model`; throws ctrl::UsageError when invalid.
-Solution make_solution(const Profile& profile, const Distribution& x, Size workload,
-                       const EnergyModel& model = {});
+Solution make_solution(const Profile& profile, const Distribution& x, Size workload, const EnergyModel& model = {});
 
 bool same_point(const Solution& a, const Solution& b) noexcept;
 bool dominates(const Solution& a, const Solution& b) noexcept;
@@ -75,7 +82,6 @@ Front pareto_filter(std::vector<Solution> candidates);
 // The same front with every energy turned into total energy (dynamic + base_power * time), then
 // filtered again. Valid because the (time, total energy) front is a subset of the (time, dynamic
 // energy) front (the HEPOPTA paper, VI). `front` must hold dynamic energies.
-Front to_total_energy(const Profile& profile, const Front& dynamic_front, Size workload,
-                      double base_power);
+Front to_total_energy(const Profile& profile, const Front& dynamic_front, Size workload, double base_power);
 
 }  // namespace ctrl::partition

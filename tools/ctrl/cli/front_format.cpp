@@ -42,10 +42,6 @@ std::vector<std::size_t> shown_points(std::size_t n) {
   return out;
 }
 
-std::string FrontReport::energy_name() const {
-  return model.kind == partition::EnergyKind::total ? "total" : "dynamic";
-}
-
 void write_table(std::ostream& out, const FrontReport& r) {
   const bool total = r.model.kind == partition::EnergyKind::total;
   out << fmt::format("Pareto front of (time, {} energy){}: workload {} on {} processors, from {}\n", r.energy_name(),
@@ -101,7 +97,7 @@ void write_table(std::ostream& out, const FrontReport& r) {
     if (k == 0) row += "   time-optimal";
     if (k + 1 == r.front.size()) row += k == 0 ? ", energy-optimal" : "   energy-optimal";
     if (wide) row += "   (" + parts_text(s.distribution) + ")";
-    if (interpolated(r, k)) row += "   ~";
+    if (r.rests_on_interpolation(k)) row += "   ~";
     row.erase(row.find_last_not_of(' ') + 1);  // the imbalance column's padding, on unmarked rows
     out << row << '\n';
   }
@@ -127,15 +123,13 @@ std::string held_line(const FrontReport& r) {
 
 }  // namespace
 
-bool interpolated(const FrontReport& r, std::size_t k) {
-  return k < r.interpolated.size() && !r.interpolated[k].empty();
-}
-
 std::string model_lines(const FrontReport& r) {
-  if (r.model_line.empty()) return {};
+  std::string out;
+  for (const auto& what : r.omitted) out += "not computed at this scale: " + what + "\n";
+  if (r.model_line.empty()) return out;
   std::size_t marked = 0;
-  for (std::size_t k = 0; k < r.front.size(); ++k) marked += interpolated(r, k) ? 1 : 0;
-  std::string out = "sizes: " + r.model_line + "\n";
+  for (std::size_t k = 0; k < r.front.size(); ++k) marked += r.rests_on_interpolation(k) ? 1 : 0;
+  out += "sizes: " + r.model_line + "\n";
   if (marked > 0)
     out += fmt::format("~: {} of the {} points rest on sizes between measured ones (interpolated), not measured\n",
                        marked, r.front.size());
@@ -155,20 +149,7 @@ std::string classes_line(const FrontReport& r) {
   return fmt::format("{} processors in {} classes of identical profiles\n", r.processors.size(), r.classes);
 }
 
-void write_json(std::ostream& out, const FrontReport& r) {
-  // The front file (one module writes and reads it), with the analysis beside its fields.
-  auto doc = nlohmann::ordered_json::parse(
-      loop::front_json({r.processors, r.workload, r.model, r.front, r.time_only, r.provenance}));
-  // 0: the exact front; else every exact point is within a factor 1 + epsilon of one of these.
-  doc["epsilon"] = r.epsilon;
-  if (r.classes > 0) doc["classes"] = r.classes;
-  if (!r.model_line.empty()) {
-    doc["sizes"] = r.model_line;
-    for (std::size_t k = 0; k < r.front.size(); ++k) doc["front"][k]["interpolated"] = r.interpolated.at(k);
-  }
-  add_analysis_json(doc, r);
-  out << doc.dump(2) << '\n';
-}
+void write_json(std::ostream& out, const FrontReport& r) { out << loop::front_report_json(r); }
 
 void write_csv(std::ostream& out, const FrontReport& r) {
   out << "time,energy";
@@ -180,7 +161,7 @@ void write_csv(std::ostream& out, const FrontReport& r) {
     const auto& s = r.front[k];
     out << fmt::format("{},{}", s.time, s.energy);
     for (const auto x : s.distribution) out << ',' << x;
-    if (r.interpolates) out << ',' << (interpolated(r, k) ? 1 : 0);
+    if (r.interpolates) out << ',' << (r.rests_on_interpolation(k) ? 1 : 0);
     out << '\n';
   }
 }

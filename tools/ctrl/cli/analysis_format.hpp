@@ -6,8 +6,6 @@
 #pragma once
 #include "front_format.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <cstddef>
 #include <ostream>
 #include <string>
@@ -24,10 +22,6 @@ void write_analysis_table(std::ostream& out, const FrontReport& report);
 // load-balanced solution).
 std::string imbalance_header(const FrontReport& report);
 std::string imbalance_cells(const FrontReport& report, std::size_t k);
-
-// The fields JSON adds to the front file: load_balanced, even_split, analysis, and each point's
-// imbalance and lir (ctrl run --front reads the file and ignores them).
-void add_analysis_json(nlohmann::ordered_json& doc, const FrontReport& report);
 
 // "5 %", "12.5 %": a fraction as a percentage with the decimals it needs (at most 2).
 std::string percent(double fraction);

@@ -98,6 +98,10 @@ std::string percent(double fraction) {
 }
 
 void write_balanced_lines(std::ostream& out, const FrontReport& r) {
+  if (!r.omitted.empty() && !r.load_balanced && !r.even_split) {
+    out << "  load-balanced   not computed at this scale\n";
+    return;
+  }
   if (r.load_balanced) {
     std::string times;
     if (r.balance)

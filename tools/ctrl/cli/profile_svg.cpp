@@ -2,6 +2,8 @@
 
 #include "svg_plot.hpp"
 
+#include <ctrl/loop/front.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -143,20 +145,16 @@ Axis size_axis(const std::vector<Series>& series) {
 EnergyCoverage energy_coverage(const loop::LoadedProfile& loaded) {
   EnergyCoverage c;
   c.from_sensors = loaded.file.has_value();
+  c.metered = loop::energy_metered(loaded);
   c.measured = false;
-  for (const auto& p : loaded.profile) {
+  for (std::size_t i = 0; i < loaded.profile.size(); ++i) {
+    const auto& p = loaded.profile[i];
     const bool nonzero = std::any_of(p.points().begin(), p.points().end(), [](const auto& q) { return q.energy > 0; });
-    bool metered = nonzero;
-    if (loaded.file)
-      metered = std::any_of(loaded.file->rows.begin(), loaded.file->rows.end(), [&](const loop::ProfileRow& r) {
-        return r.processor == p.name() && r.energy_source != "none";
-      });
-    c.metered.push_back(metered);
     c.estimated.push_back(
         loaded.file && std::any_of(loaded.file->rows.begin(), loaded.file->rows.end(), [&](const loop::ProfileRow& r) {
           return r.processor == p.name() && r.energy_provenance == energy::Provenance::estimated;
         }));
-    c.measured = c.measured || (metered && nonzero);
+    c.measured = c.measured || (c.metered[i] && nonzero);
   }
   return c;
 }

@@ -1,9 +1,13 @@
-// The JSON fields of `ctrl pareto`'s analysis (analysis_format.hpp; docs/partition.md lists them).
-#include "analysis_format.hpp"
+// A front's report as JSON (front.hpp, front_report_json): the front file that `ctrl run --front`
+// reads (front_file.hpp), with the sizes' model and the HEPOPTA paper's analysis beside its fields
+// (docs/partition.md lists them).
+#include <ctrl/loop/front.hpp>
+#include <ctrl/loop/front_file.hpp>
 
-namespace ctrl::tool {
+#include <nlohmann/json.hpp>
 
-// Helper names are particular to this file (unity batches: see analysis_format.cpp).
+namespace ctrl::loop {
+
 namespace {
 
 using json = nlohmann::ordered_json;
@@ -83,9 +87,7 @@ json optima_json(const FrontReport& r) {
               {"dynamic_excess", number_or_null(o.dynamic_excess())}};
 }
 
-}  // namespace
-
-void add_analysis_json(json& doc, const FrontReport& r) {
+void add_analysis(json& doc, const FrontReport& r) {
   if (!r.analysis) return;
   const partition::FrontAnalysis& a = *r.analysis;
   // Each point's imbalance, in the front and in time_optimal (its first point, kept equal to it).
@@ -112,4 +114,20 @@ void add_analysis_json(json& doc, const FrontReport& r) {
   doc["held_power_unknown"] = r.held_unknown;
 }
 
-}  // namespace ctrl::tool
+}  // namespace
+
+std::string front_report_json(const FrontReport& r) {
+  auto doc = json::parse(front_json({r.processors, r.workload, r.model, r.front, r.time_only, r.provenance}));
+  // 0: the exact front; else every exact point is within a factor 1 + epsilon of one of these.
+  doc["epsilon"] = r.epsilon;
+  if (r.classes > 0) doc["classes"] = r.classes;
+  if (!r.model_line.empty()) {
+    doc["sizes"] = r.model_line;
+    for (std::size_t k = 0; k < r.front.size(); ++k) doc["front"][k]["interpolated"] = r.interpolated.at(k);
+  }
+  if (!r.omitted.empty()) doc["omitted"] = r.omitted;
+  add_analysis(doc, r);
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace ctrl::loop

@@ -22,7 +22,7 @@ void write_time_only_table(std::ostream& out, const FrontReport& r) {
   std::string names;
   for (const auto& name : r.processors) names += (names.empty() ? "" : " ") + name;
   out << fmt::format("  {:<15} {:>12.6g} s   ({}: {}){}\n", "time-optimal", r.time_optimal().time, names,
-                     parts_text(r.time_optimal().distribution), interpolated(r, 0) ? "   ~" : "");
+                     parts_text(r.time_optimal().distribution), r.rests_on_interpolation(0) ? "   ~" : "");
   if (r.load_balanced)
     out << fmt::format("  {:<15} {:>12.6g} s   ({}: {})\n", "load-balanced", r.load_balanced->time, names,
                        parts_text(r.load_balanced->distribution));
@@ -36,7 +36,7 @@ void write_time_only_csv(std::ostream& out, const FrontReport& r) {
   if (r.interpolates) out << ",interpolated";
   out << '\n' << fmt::format("{}", r.time_optimal().time);
   for (const auto x : r.time_optimal().distribution) out << ',' << x;
-  if (r.interpolates) out << ',' << (interpolated(r, 0) ? 1 : 0);
+  if (r.interpolates) out << ',' << (r.rests_on_interpolation(0) ? 1 : 0);
   out << '\n';
 }
 

@@ -8,32 +8,22 @@
 // (exit 2, saying what supplies it), only the time-optimal distribution with --time-only. Between
 // measured sizes, time and energy are interpolated (ctrl/loop/model.hpp): any workload up to the
 // processors' largest sizes splits, and every output marks the points that rest on interpolation.
-#include "analysis_format.hpp"
+// The report is the library's (loop::compute_front, ctrl/loop/front.hpp): this file parses the
+// options into its request and renders it.
 #include "command.hpp"
 #include "front_format.hpp"
 #include "plots.hpp"
-#include "profile_svg.hpp"
 
 #include <ctrl/errors.hpp>
-#include <ctrl/io/files.hpp>
-#include <ctrl/partition/analysis.hpp>
-#include <ctrl/partition/classes.hpp>
-#include <ctrl/partition/hpopta.hpp>
-#include <ctrl/partition/load_balanced.hpp>
-#include <ctrl/partition/pareto.hpp>
 #include <ctrl/loop/args.hpp>
-#include <ctrl/loop/held.hpp>
-#include <ctrl/loop/model.hpp>
-#include <ctrl/loop/plan.hpp>
-#include <ctrl/loop/profile_file.hpp>
+#include <ctrl/loop/front.hpp>
+#include <ctrl/partition/pareto.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstring>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -128,77 +118,11 @@ double parse_budget(const std::string& text) {
   return p / 100;
 }
 
-// The sum of the profile's own base powers when `ctrl profile` measured one for every processor
-// (each on a meter of its own: what its dynamic energies exclude), and in `origin` where it comes
-// from; otherwise nullopt and, in `origin`, what is missing. 0 W would silently make total energy
-// dynamic energy, so anything else is the user's to give.
-std::optional<double> profile_base_power(const loop::LoadedProfile& loaded, const std::string& path,
-                                         std::string& origin) {
-  const auto found = loaded.file ? loop::base_powers(*loaded.file) : std::vector<std::pair<std::string, double>>{};
-  std::string missing, parts;
-  for (const auto& name : loaded.profile.names())
-    if (std::none_of(found.begin(), found.end(), [&](const auto& b) { return b.first == name; }))
-      missing += (missing.empty() ? "" : ", ") + name;
-  if (!missing.empty()) {
-    origin = path + (loaded.file ? " has no base power for " + missing
-                                 : " holds no base powers (only `ctrl profile` files record them)");
-    return std::nullopt;
-  }
-  double sum = 0;
-  for (const auto& [name, watts] : found) {
-    sum += watts;
-    parts += fmt::format("{}{} {:g} W", parts.empty() ? "" : ", ", name, watts);
-  }
-  origin = fmt::format("the sum of the base powers in {}: {}", path, parts);
-  return sum;
-}
-
-// The dynamic- against total-energy optimum, with the base power of --energy total or
-// --base-power, else the profile's; without one, optima_origin says why.
-void compare_optima(FrontReport& report, const partition::Front& dynamic, const loop::LoadedProfile& loaded,
-                    const ParetoArgs& a) {
-  std::optional<double> watts;
-  if (report.model.kind == partition::EnergyKind::total || !a.base_power.empty()) {
-    watts = report.model.base_power;
-    report.optima_origin = report.base_power_origin;
-  } else if (!(watts = profile_base_power(loaded, a.profile, report.optima_origin))) {
-    report.optima_origin = "it needs the platform's base power: give --base-power W; " + report.optima_origin;
-  }
-  if (watts) report.optima = partition::energy_optima(dynamic, *watts);
-}
-
-// The load-balanced solution (equal times), with the spread of its times, and the even split; their
-// energies with the held power of every point (ctrl/loop/held.hpp).
-void balance(FrontReport& report, const partition::ProfileModel& model, const loop::HeldPower& held) {
-  report.load_balanced = loop::model_balanced(model, held, report.workload, loop::Balance::load_balanced, report.model);
-  report.even_split = loop::model_balanced(model, held, report.workload, loop::Balance::even, report.model);
-  if (report.load_balanced) {
-    const auto& x = report.load_balanced->distribution;
-    report.balance = partition::time_spread(model.point_profile(x, report.workload), x, report.workload);
-  }
-}
-
-// The paper's analysis of the front against the balanced distributions.
-void analyse(FrontReport& report, const partition::Front& dynamic, const loop::LoadedProfile& loaded,
-             const ParetoArgs& a, const std::vector<double>& budgets) {
-  report.analysis = partition::analyse_front(report.front, report.load_balanced, budgets);
-  compare_optima(report, dynamic, loaded, a);
-  const EnergyCoverage coverage = energy_coverage(loaded);
-  for (std::size_t i = 0; i < coverage.metered.size(); ++i)
-    if (!coverage.metered[i]) report.unmetered.push_back(report.processors[i]);
-}
-
-// --time-only: no second objective, so no option of one; without it, every processor of a `ctrl
-// profile` file must have energy, measured or estimated (a zero that is no measurement would make
-// it free).
-void check_objectives(const ParetoArgs& a, const loop::LoadedProfile& loaded) {
-  if (a.time_only) {
-    if (a.energy != "dynamic" || !a.base_power.empty() || !a.epsilon.empty())
-      throw exit_error(exit_bad_input,
-                       "--time-only compares no energy: --energy, --base-power and --epsilon do not apply");
-    return;
-  }
-  if (loaded.file) loop::require_energy(*loaded.file, a.profile, "--time-only");
+// --time-only: no second objective, so no option of one.
+void check_objectives(const ParetoArgs& a) {
+  if (a.time_only && (a.energy != "dynamic" || !a.base_power.empty() || !a.epsilon.empty()))
+    throw exit_error(exit_bad_input,
+                     "--time-only compares no energy: --energy, --base-power and --epsilon do not apply");
 }
 
 // --granularity G (interpolate between measured sizes at multiples of G) or --measured-only.
@@ -212,80 +136,35 @@ loop::ModelChoice model_choice(const ParetoArgs& a) {
   return choice;
 }
 
-// How the report's sizes are taken, and which points rest on interpolated ones.
-void describe_model(FrontReport& report, const partition::ProfileModel& model) {
-  const auto& o = model.options();
-  if (!o.interpolate) return;
-  report.interpolates = true;
-  const partition::Size chunks = std::min(report.workload / o.granularity, o.resolution);
-  report.model_line = fmt::format(
-      "any multiple of {} row{} up to each processor's largest measured size, time and energy linear between "
-      "measured sizes{}",
-      o.granularity, o.granularity == 1 ? "" : "s",
-      chunks * o.granularity == report.workload
-          ? std::string()
-          : fmt::format(" (the workload in {} chunks of {:.4g} rows)", chunks,
-                        static_cast<double>(report.workload) / static_cast<double>(chunks)));
-  for (const auto& s : report.front) report.interpolated.push_back(loop::interpolation_note(model, s.distribution));
+// The request of the command's options, checked as they are named.
+loop::FrontRequest front_request(const ParetoArgs& a) {
+  check_objectives(a);
+  loop::FrontRequest r;
+  r.profile = a.profile;
+  r.workload = parse_workload(a.workload);
+  r.energy = a.energy == "total" ? partition::EnergyKind::total : partition::EnergyKind::dynamic;
+  if (!a.base_power.empty()) r.base_power = parse_base_power(a.base_power);
+  r.time_only = a.time_only;
+  r.options.method = partition::parse_method(a.algorithm).value_or(partition::Method::dp);
+  r.options.epsilon = parse_epsilon(a.epsilon, a.algorithm);
+  r.options.dp.threads = a.threads;
+  r.options.dp.memory_limit = parse_memory_limit(a.memory_limit);
+  r.budgets.clear();
+  for (const auto& b : a.budgets) r.budgets.push_back(parse_budget(b));
+  r.sizes = model_choice(a);
+  r.names = {"--base-power", "--energy total", "--time-only"};
+  return r;
 }
 
 int run_pareto(const ParetoArgs& a) {
-  FrontReport report;
-  report.workload = parse_workload(a.workload);
-  report.model.kind = a.energy == "total" ? partition::EnergyKind::total : partition::EnergyKind::dynamic;
-  report.model.base_power = parse_base_power(a.base_power);
-  report.base_power_origin = "from --base-power";
-  report.profile_path = a.profile;
-  report.epsilon = parse_epsilon(a.epsilon, a.algorithm);
-  const std::size_t memory_limit = parse_memory_limit(a.memory_limit);
-  std::vector<double> budgets;
-  for (const auto& b : a.budgets) budgets.push_back(parse_budget(b));
+  const loop::FrontRequest request = front_request(a);
   const PlotFiles plots{a.plot, a.plot_profile};
   check_plot_files(a.profile, plots);  // before the table: a plot that cannot be written fails first
   const loop::LoadedProfile loaded = loop::read_profile(a.profile);
-  const partition::Profile& profile = loaded.profile;
-  check_objectives(a, loaded);
-  const partition::ProfileModel model = loop::profile_model(loaded, model_choice(a));
-  report.time_only = a.time_only;
-  if (loaded.file) report.provenance = loop::processor_provenance(*loaded.file);
-  if (report.model.kind == partition::EnergyKind::total && a.base_power.empty()) {
-    const auto watts = profile_base_power(loaded, a.profile, report.base_power_origin);
-    if (!watts)
-      throw exit_error(exit_bad_input,
-                       "--energy total needs the platform's base power: give --base-power W (the total that `ctrl "
-                       "power --idle` prints); " +
-                           report.base_power_origin);
-    report.model.base_power = *watts;
-    if (a.format != "table")  // the table says it in its first line; JSON and CSV have no place for it
-      std::cerr << fmt::format("pareto: base power {:g} W: {}\n", report.model.base_power, report.base_power_origin);
-  }
-  report.processors = profile.names();
-  report.classes = partition::processor_classes(profile).count();
-
-  partition::ParetoOptions options;
-  options.method = partition::parse_method(a.algorithm).value_or(partition::Method::dp);
-  options.dp.threads = a.threads;
-  options.dp.memory_limit = memory_limit;
-  options.epsilon = report.epsilon;
-  // The (time, total energy) front is a subset of the dynamic one (as in htpopta), which the
-  // comparison of the two energies' optima needs; --time-only has the time-optimal point alone.
-  // Every energy with the held power of the devices that finish first (ctrl/loop/held.hpp).
-  const loop::HeldPower held =
-      loaded.file && !a.time_only ? loop::held_model(*loaded.file, &report.held_unknown) : loop::HeldPower{};
-  report.held_power = held.watts;
-  const partition::Front dynamic = a.time_only ? loop::model_time_optimal(model, report.workload)
-                                               : loop::model_front(model, held, report.workload, {}, options);
-  if (dynamic.empty())
-    throw loop::InfeasibleError("workload " + a.workload + " cannot be split exactly with the sizes in " + a.profile +
-                                " (with --measured-only, or a profile not written by `ctrl profile`, every non-zero "
-                                "part must be a measured size of its processor; --granularity G takes the sizes "
-                                "between them)");
-  report.front = report.model.kind == partition::EnergyKind::total
-                     ? loop::model_reevaluate(model, held, dynamic, report.workload, report.model)
-                     : dynamic;
-  describe_model(report, model);
-  balance(report, model, held);
-  if (!a.time_only) analyse(report, dynamic, loaded, a, budgets);
+  const FrontReport report = loop::compute_front(loaded, request);
+  if (report.model.kind == partition::EnergyKind::total && a.base_power.empty() && a.format != "table")
+    // The table says it in its first line; JSON and CSV have no place for it.
+    std::cerr << fmt::format("pareto: base power {:g} W: {}\n", report.model.base_power, report.base_power_origin);
 
   if (a.time_only)
     write_time_only(std::cout, report, a.format);
