@@ -548,3 +548,26 @@ TEST_P(Cli, MemoryLimitKeepsTheFront) {
 
 }  // namespace
 }  // namespace ctrl::partition
+
+namespace ctrl::partition {
+namespace {
+
+// A report that cannot be written to stdout (a full disk, a closed stdout) is exit 1 naming stdout,
+// never exit 0 with the output lost.
+TEST_P(Cli, AFailedWriteToStdoutIsAFailureNamingIt) {
+  for (const char* to : {"> /dev/full", ">&-"}) {
+    for (const char* format : {"json", "table"}) {
+      const std::string err = (dir_ / "stderr").string();
+      const std::string cmd = ctrl::test::shell_quote(GetParam()) + " pareto --profile " +
+                              ctrl::test::shell_quote(fixture("paper_example.csv")) + " --workload 4 --format " +
+                              format + " " + to + " 2> " + ctrl::test::shell_quote(err);
+      const int status = std::system(cmd.c_str());
+      ASSERT_TRUE(WIFEXITED(status)) << cmd;
+      EXPECT_EQ(WEXITSTATUS(status), 1) << cmd;
+      EXPECT_NE(slurp(err).find("ctrl: cannot write to stdout"), std::string::npos) << cmd << "\n" << slurp(err);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ctrl::partition

@@ -3,7 +3,9 @@
 #include <ctrl/errors.hpp>
 #include <ctrl/loop/plan.hpp>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <iostream>
 #include <new>
@@ -69,6 +71,18 @@ int parse_failure(const CLI::App& app, const CLI::ParseError& e, int argc, char*
   return exit_bad_input;
 }
 
+// What a command printed must have reached stdout: a full disk or a closed stdout fails the
+// command (exit 1, naming stdout) rather than let it succeed with its output lost.
+int checked_stdout(int code) {
+  errno = 0;
+  std::cout.flush();
+  const bool failed = std::cout.fail() || std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
+  if (!failed) return code;
+  const int err = errno;
+  std::fprintf(stderr, "ctrl: cannot write to stdout: %s\n", err != 0 ? std::strerror(err) : "a write failed");
+  return code == exit_ok ? exit_failure : code;
+}
+
 }  // namespace
 
 int exit_code_of(const std::exception& e) {
@@ -86,15 +100,15 @@ int dispatch(CLI::App& app, const action& run, int argc, char** argv, ErrorRepor
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return parse_failure(app, e, argc, argv);
+    return checked_stdout(parse_failure(app, e, argc, argv));
   }
   try {
-    if (help->parsed()) return print_help(app, topic);
+    if (help->parsed()) return checked_stdout(print_help(app, topic));
     if (!run) {
       std::cerr << help_of(app) << "ctrl: a subcommand is required (ctrl help SUBCOMMAND describes one)\n";
       return exit_bad_input;
     }
-    return run();
+    return checked_stdout(run());
   } catch (const std::bad_alloc&) {
     // Arrays name themselves (ctrl::throw_cannot_allocate); this is memory beside them.
     return report(how, std::runtime_error("not enough memory for the buffers beside the problem's arrays"),
