@@ -3,12 +3,14 @@
 // 2 bad arguments or input, 130 interrupted).
 #include <ctrl/config.hpp>
 #include <ctrl/io/npy.hpp>
+#include <ctrl/loop/machine.hpp>
 #include <ctrl/partition/profile_csv.hpp>
 
 #include <gtest/gtest.h>
 
 #include "run_command.hpp"
 #include "scratch_dir.hpp"
+
 #include <nlohmann/json.hpp>
 #include <dlfcn.h>
 #include <signal.h>
@@ -79,8 +81,10 @@ TEST_F(Cli, DevicesTableAndJson) {
   EXPECT_NE(t.out.find("NUMA node"), std::string::npos) << t.out;
   EXPECT_NE(t.out.find("Energy meters"), std::string::npos) << t.out;
   EXPECT_NE(t.out.find("Processors to profile"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("\nnext: ctrl profile matadd"), std::string::npos) << t.out;  // what to do next
   const Result j = run({"devices", "--format", "json"});
   ASSERT_EQ(j.code, 0) << j.err;
+  EXPECT_EQ(j.out, ctrl::loop::machine_report_json(ctrl::loop::describe_machine()));  // the library's report
   const auto doc = nlohmann::json::parse(j.out);
   EXPECT_GE(doc.at("cpu").at("logical_cores").get<int>(), 1);
   EXPECT_FALSE(doc.at("cpu").at("packages").empty());

@@ -1,6 +1,10 @@
 // What this machine offers as controllers: CPU cores grouped by package and NUMA node (hwloc),
 // GPUs with name, memory and compute capability (ctrl::cuda_gpus: the CUDA backend, where built),
-// and which energy meter covers each (ctrl_energy). `ctrl devices` prints it.
+// and which energy meter covers each (ctrl_energy). `ctrl devices` prints describe_machine().
+//
+//   const ctrl::loop::MachineReport m = ctrl::loop::describe_machine({.groups = 2});
+//   m.suggested;                              // the processors to profile: CPU groups, every GPU
+//   ctrl::loop::machine_report_json(m);       // `ctrl devices --format json`
 #pragma once
 #include <ctrl/config.hpp>
 #include <ctrl/device_spec.hpp>
@@ -52,5 +56,36 @@ std::vector<DeviceSpec> suggested_processors(const Machine& m, int cpu_groups);
 // of their cores, and the cores themselves (for an estimate). Kinds with no meter map to
 // energy::DeviceSpec::none.
 energy::DeviceSpec energy_device(const DeviceSpec& spec);
+
+// A device's energy meter as `ctrl devices` describes it: present, or why not.
+struct MeterState {
+  std::string name;  // "nvml:0", or "none"
+  bool present = false;
+  std::string reason;  // why absent
+  std::string measures;
+  double interval = 0;
+  energy::Provenance provenance = energy::Provenance::absent;
+};
+MeterState meter_state(const energy::DeviceSpec& device, const energy::MeterEnvironment& env = {});
+
+struct MachineRequest {
+  int groups = 2;                // CPU groups of the suggested processors (1 to 1024)
+  energy::MeterEnvironment env;  // where meters look (the CPU rating of an estimate)
+};
+
+// What this machine offers as controllers, with the meter of each package and GPU, every meter
+// found, and the processors to profile.
+struct MachineReport {
+  Machine machine;
+  std::vector<MeterState> package_meters, gpu_meters;  // in machine.packages' and machine.gpus' order
+  std::vector<DeviceSpec> suggested;                   // suggested_processors(machine, groups)
+  int groups = 2;
+  std::string kinds;  // "cpu, offload, cuda": the device kinds of this build
+};
+// UsageError for groups out of 1 to 1024.
+MachineReport describe_machine(const MachineRequest& request = {});
+
+// The report as `ctrl devices --format json` prints it.
+std::string machine_report_json(const MachineReport& report);
 
 }  // namespace ctrl::loop
