@@ -216,9 +216,10 @@ DivisibleProblem::DivisibleProblem(const Divisible& w, index_t rows, index_t col
     if (s.part == Part::scratch) continue;
     const std::vector<index_t> ext = extents(s, rows);
     if (split(s)) {
-      host_[id] = s.make(ext.data(), true);
+      host_[id] = s.make(ext.data(), true, s.name);
     } else {
-      for (std::size_t k = 0; k < slots; ++k) replicas_[id].push_back(s.make(ext.data(), true));
+      for (std::size_t k = 0; k < slots; ++k)
+        replicas_[id].push_back(s.make(ext.data(), true, fmt::format("{} (replica {})", s.name, k)));
     }
     fill(id);
   }
@@ -311,7 +312,7 @@ void DivisibleProblem::set_up(Controller& c, std::size_t slot) {
     cur.before[id] = b.begin - lo;
     cur.after[id] = hi - b.end;
     if (s.part == Part::scratch) {
-      cur.tiles[id] = s.make(extents(s, hi - lo).data(), false);
+      cur.tiles[id] = s.make(extents(s, hi - lo).data(), false, s.name);
       continue;
     }
     if (s.halo == 0) {
@@ -322,7 +323,7 @@ void DivisibleProblem::set_up(Controller& c, std::size_t slot) {
     // neighbours' tiles, which may be attached elsewhere at the same time.
     Staging& st = staging_[slot][id];
     if (st.rows != hi - lo) {
-      st.tile = s.make(extents(s, hi - lo).data(), true);
+      st.tile = s.make(extents(s, hi - lo).data(), true, s.name + " (a block's rows and halo)");
       st.rows = hi - lo;
     }
     // An input's halo rows are read from the host array (no one writes it); an output's own rows

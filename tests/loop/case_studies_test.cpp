@@ -134,7 +134,7 @@ TEST(CaseStudy, ParametersMakeAnotherWorkloadWithItsOwnIdentity) {
   EXPECT_NE(run_distribution(*cat.make("blackscholes", bs), 1, {"cpu:0"}, {40}),
             run_distribution(cat.find("blackscholes"), 1, {"cpu:0"}, {40}));
 
-  EXPECT_THROW(s.set("volatility", 1), UsageError);   // not jacobi's
+  EXPECT_THROW(s.set("volatility", 1), UsageError);  // not jacobi's
   EXPECT_THROW(s.set("iterations", 1.5), UsageError);
   EXPECT_THROW(s.set("iterations", -1), UsageError);
   EXPECT_THROW(bs.set("volatility", 0), UsageError);  // bound exclusive
@@ -215,7 +215,7 @@ TEST(Halo, OnlyTheHaloRowsMove) {
   EXPECT_TRUE(problem->verify(blocks).ok);
   const TransferStats t = ctls[1]->transfers();
   const std::uint64_t row = cols * sizeof(float), block = 12 + 2;  // its rows and a halo row either side
-  const std::uint64_t exchanges = 99;                                 // after every sweep but the last
+  const std::uint64_t exchanges = 99;                              // after every sweep but the last
   // In: m's tile once, then the two halo rows of `out` at every exchange.
   EXPECT_EQ(t.bytes_in, block * row + exchanges * 2 * row);
   EXPECT_EQ(t.copies_in, 1 + exchanges * 2);
@@ -366,7 +366,9 @@ TEST(Divisible, RefusesMisuseNamingTheArray) {
   (void)w.input<float>("in", {Rows, N});
   const auto whole = w.input<float>("whole", {N, 3});
   EXPECT_NE(message([&] { w.input<float>("in", {Rows}); }).find("'in': an array of this name"), std::string::npos);
-  EXPECT_NE(message([&] { w.input<float>("late", {N, Rows}); }).find("Rows (the split dimension) must be the first"),
+  EXPECT_NE(message([&] {
+              w.input<float>("late", {N, Rows});
+            }).find("Rows (the split dimension) must be the first"),
             std::string::npos);
   EXPECT_NE(message([&] { w.output<float>("o", {N}); }).find("output arrays are split by rows"), std::string::npos);
   EXPECT_NE(message([&] { w.halo(whole, 1); }).find("'whole' is whole"), std::string::npos);
@@ -399,6 +401,33 @@ TEST(Divisible, InputsDependOnlyOnTheirPositionInTheInstance) {
   const auto a = whole->output_bytes({5, 9}), b = window->output_bytes({5, 9});
   ASSERT_EQ(a.size(), b.size());
   EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size()), 0);
+}
+
+// The tiles a block runs on carry the user's array names, so that every message about them (an
+// unwritten Out tile, a transfer that failed, an allocation) names `acc`, not an anonymous tile.
+TEST(Divisible, ABlocksTilesAreNamedAfterTheUsersArrays) {
+  Divisible w("named", "tile names");
+  const auto in = w.input<float>("in", {Rows, N});
+  const auto acc = w.output<float>("acc", {Rows, N});
+  const auto whole = w.input<float>("whole", {N, 2});
+  const auto tmp = w.scratch<float>("tmp", {Rows, N});
+  const auto halo = w.output<float>("halo", {Rows, N});
+  w.halo(halo, 1);
+  auto names = std::make_shared<std::vector<std::string>>();
+  w.compute([=](BlockRun& r) {
+    r.launch<Fill>(Threads(r.rows(), r.cols()), r[acc], r[in]);
+    for (const std::string& n : {r[in].name(), r[acc].name(), r[whole].name(), r[tmp].name(), r[halo].name()})
+      names->push_back(n);
+  });
+  auto problem = w.make_problem(8, 4, 1, 1);
+  auto ctls = controllers({"cpu:0"});
+  run_together(*problem, ctls, {{0, 8}});
+  ASSERT_EQ(names->size(), 5U);
+  for (std::size_t i = 0; i < names->size(); ++i) {
+    const std::string expected = std::vector<std::string>{"in", "acc", "whole", "tmp", "halo"}[i];
+    EXPECT_EQ((*names)[i].rfind(expected, 0), 0U) << (*names)[i];
+    EXPECT_EQ((*names)[i].find("tile#"), std::string::npos) << (*names)[i];
+  }
 }
 
 }  // namespace

@@ -245,7 +245,8 @@ class Divisible final : public Workload {
     std::function<void(void* out, index_t row, index_t k0, std::size_t count, std::uint64_t seed)> fill;
     // A tile of these extents: host-allocated, or by shape only (scratch); its row block; the
     // controller operations on it. `tile` points at a Tile<T, R>.
-    std::function<std::shared_ptr<void>(const index_t* ext, bool host)> make;
+    // A tile of these extents, named as the user's array in every message about it.
+    std::function<std::shared_ptr<void>(const index_t* ext, bool host, std::string name)> make;
     std::function<std::shared_ptr<void>(const std::shared_ptr<void>& tile, index_t begin, index_t end)> rows;
     std::function<void(Controller&, void* tile, int op)> on;  // op: Op below
     std::function<void*(void* tile)> data;
@@ -295,10 +296,11 @@ Array<T, R> Divisible::add(std::string name, const Extent (&extents)[R], Part pa
       for (std::size_t i = 0; i < count; ++i) o[i] = v;
     };
   }
-  s.make = [](const index_t* ext, bool host) -> std::shared_ptr<void> {
+  s.make = [](const index_t* ext, bool host, std::string name) -> std::shared_ptr<void> {
     index_t e[R];
     for (std::size_t d = 0; d < R; ++d) e[d] = ext[d];
-    return host ? std::make_shared<Tile<T, R>>(e) : std::make_shared<Tile<T, R>>(e, shape_only);
+    return host ? std::make_shared<Tile<T, R>>(e, std::move(name))
+                : std::make_shared<Tile<T, R>>(e, shape_only, std::move(name));
   };
   s.rows = [](const std::shared_ptr<void>& t, index_t begin, index_t end) -> std::shared_ptr<void> {
     return std::make_shared<Tile<T, R>>(static_cast<Tile<T, R>*>(t.get())->rows(begin, end));
