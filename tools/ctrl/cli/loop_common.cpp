@@ -148,7 +148,7 @@ void MeasureArgs::add_to(CLI::App* cmd) {
   cmd->add_option("--min-round", min_round,
                   "Shortest round in seconds: every processor repeats its block until the round is over")
       ->capture_default_str();
-  cmd->add_option("--seed", seed, "Seed of the input data")->capture_default_str();
+  cmd->add_option("--seed", seed, "Seed of the input data")->check(CLI::NonNegativeNumber)->capture_default_str();
   cmd->add_option("--progress", progress, "auto (a bar on a terminal, else lines), bar, plain or none")
       ->check(CLI::IsMember({"auto", "bar", "plain", "none"}))
       ->capture_default_str();
@@ -160,9 +160,29 @@ std::vector<std::pair<std::string, double>> MeasureArgs::base_powers() const {
   return out;
 }
 
+namespace {
+
+// A duration option: finite, at least 0 and at most an hour (a round, a window or an idle period
+// longer than that is a typo, and 1e10 would overflow the clocks that wait for it).
+void check_seconds(double s, const char* option) {
+  constexpr double most = 3600;
+  if (!(s >= 0 && s <= most))
+    throw exit_error(exit_bad_input, fmt::format("{} {}: give seconds from 0 to {:g}", option, s, most));
+}
+
+}  // namespace
+
 void MeasureArgs::check() const {
-  if (!(min_round >= 0)) throw exit_error(exit_bad_input, "--min-round must not be negative");
-  if (!(idle_seconds >= 0)) throw exit_error(exit_bad_input, "--idle-seconds must not be negative");
+  check_seconds(min_round, "--min-round");
+  check_seconds(idle_seconds, "--idle-seconds");
+  if (min_window != -1) check_seconds(min_window, "--min-window");  // -1: from the meters
+  if (!(std::isfinite(max_seconds) && max_seconds >= 0))
+    throw exit_error(exit_bad_input, fmt::format("--max-seconds {}: give seconds, 0 for no limit", max_seconds));
+  if (!(precision > 0 && precision < 1))
+    throw exit_error(exit_bad_input, fmt::format("--precision {}: give a fraction above 0 and below 1", precision));
+  if (min_reps < 1 || max_reps < min_reps)
+    throw exit_error(exit_bad_input,
+                     fmt::format("--min-reps {} and --max-reps {}: give 1 <= min <= max", min_reps, max_reps));
 }
 
 namespace {
