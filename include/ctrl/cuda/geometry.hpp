@@ -27,9 +27,9 @@ struct BlockCols {
 };
 
 // Hopper (sm_90). Defaults: coalescing full, arithmetic medium, sharing low.
-constexpr BlockCols hopper_block(coalescing c, arith a, sharing s) {
+// The arithmetic's intensity decides coarsening (hopper_coarsening), not the block's shape.
+constexpr BlockCols hopper_block(coalescing c, arith /*a*/, sharing s) {
   if (c == coalescing::deflt) c = coalescing::full;
-  if (a == arith::deflt) a = arith::medium;
   if (s == sharing::deflt) s = sharing::low;
   // Scattered accesses: no warp-wide row to keep whole; a square block keeps the lines a block
   // touches close together in both dimensions (L1/L2 reuse).
@@ -38,7 +38,8 @@ constexpr BlockCols hopper_block(coalescing c, arith a, sharing s) {
   // fetched by one warp serve the warps below it from L1 (sharing high: matmul's b); a warp-wide
   // row keeps every load a full 128-byte line.
   if (s == sharing::high) return {32, 8};
-  if (s == sharing::medium) return a == arith::high ? BlockCols{64, 4} : BlockCols{64, 4};
+  // Some sharing: a few rows.
+  if (s == sharing::medium) return {64, 4};
   // Little sharing: streaming. Wide rows; medium coalescing (misaligned neighbours) gains from a
   // few rows that reuse the neighbouring lines.
   if (c == coalescing::medium) return {64, 4};
