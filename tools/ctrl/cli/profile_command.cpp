@@ -195,7 +195,8 @@ int run_profile_command(const ProfileArgs& a, Job& job) {
   if (o.platform_base_power)
     std::cout << fmt::format("  platform base power (devices with a meter): {:.2f} W\n", *o.platform_base_power);
   if (o.interrupted) {
-    std::cout << "interrupted: the steps measured so far are in " << req.out
+    std::cout.flush();  // the report above first; the interruption is a message, on stderr
+    std::cerr << "ctrl: profile: interrupted: the steps measured so far are in " << req.out
               << "; run the same command again to resume\n";
     return 130;
   }
