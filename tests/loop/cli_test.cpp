@@ -506,6 +506,12 @@ TEST_F(Cli, BadArgumentsExitWith2AndSayWhy) {
       {{"profile", "dgemm", "--device", "cpu:0", "--precision", "0", "--out", path("x.csv")}, "--precision"},
       {{"profile", "dgemm", "--device", "cpu:0", "--seed", "-1", "--out", path("x.csv")}, "--seed"},
       {{"run", "dgemm", "--split", "cpu:0=4", "--min-round", "1e10"}, "--min-round"},
+      // An empty file name is no file: refused, not taken as "no output".
+      {{"run", "dgemm", "--split", "cpu:0=4", "--json", ""}, "--json: an empty file name"},
+      {{"run", "dgemm", "--split", "cpu:0=4", "--output", ""}, "--output: an empty file name"},
+      {{"profile", "dgemm", "--device", "cpu:0", "--out", ""}, "--out: an empty file name"},
+      {{"pareto", "--profile", path("p.csv"), "--workload", "20", "--plot", ""}, "--plot: an empty file name"},
+      {{"devices", "--write-selection", ""}, "--write-selection: an empty file name"},
       {{"run", "dgemm", "--split", "cpu:0"}, "DEVICE=ROWS"},
       {{"run", "dgemm", "--split", "cpu:0=0"}, "no rows"},
       {{"run", "dgemm"}, "--split"},

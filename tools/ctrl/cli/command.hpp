@@ -22,6 +22,10 @@ struct exit_error : std::runtime_error {
   exit_error(int c, const std::string& what) : std::runtime_error(what), code(c) {}
 };
 
+// A file option's check: an empty name is refused (exit 2) rather than taken as "no file".
+inline const CLI::Validator file_name{
+    [](std::string& s) { return s.empty() ? std::string("an empty file name") : std::string(); }, "FILE"};
+
 using action = std::function<int()>;  // what a parsed subcommand runs; returns the exit code
 
 class Job;  // the processes a command runs on (job.hpp)

@@ -146,7 +146,8 @@ void add_devices(CLI::App& app, action& run, Job& job) {
       ->capture_default_str();
   cmd->add_option("--write-selection", args->write_selection,
                   "Write a device-selection file for `ctrl profile|run --selection` (under mpirun: every rank's "
-                  "devices, each rank's share of its host)");
+                  "devices, each rank's share of its host)")
+      ->check(file_name);
   cmd->add_option("--rank-timeout", args->rank_timeout, "Under mpirun: the longest wait for another rank, s")
       ->capture_default_str();
   args->cpu_power.add_to(cmd);

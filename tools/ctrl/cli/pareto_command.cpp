@@ -201,9 +201,10 @@ void add_pareto(CLI::App& app, action& run) {
   cmd->add_option("--format", args->format, "Output: table (for a terminal), json or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}))
       ->capture_default_str();
-  cmd->add_option("--plot", args->plot, "Also write the front as an SVG plot to this file");
+  cmd->add_option("--plot", args->plot, "Also write the front as an SVG plot to this file")->check(file_name);
   cmd->add_option("--plot-profile", args->plot_profile,
-                  "Also write the profile (time and energy per size, one line per processor) as an SVG plot");
+                  "Also write the profile (time and energy per size, one line per processor) as an SVG plot")
+      ->check(file_name);
   cmd->add_option("--algorithm", args->algorithm,
                   "dp (the fast exact method), paper (HEPOPTA as published) or brute-force (tiny inputs)")
       ->check(CLI::IsMember({"dp", "paper", "brute-force"}))

@@ -231,7 +231,8 @@ void add_profile(CLI::App& app, action& run, Job& job) {
   cmd->add_option("--largest-run", args->largest_run,
                   "Without --sizes: seconds of a processor's run at its largest size (sizes from there down)")
       ->capture_default_str();
-  cmd->add_option("--out", args->out, "The profile file (CSV); an existing one is resumed (default: APP-profile.csv)");
+  cmd->add_option("--out", args->out, "The profile file (CSV); an existing one is resumed (default: APP-profile.csv)")
+      ->check(file_name);
   cmd->add_option("--cols", args->cols, cols_help());
   args->measure.add_to(cmd);
   args->platform.add_to(cmd);

@@ -255,9 +255,10 @@ void add_run(CLI::App& app, action& run, Job& job) {
   cmd->add_option("--format", args->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
-  cmd->add_option("--json", args->json_file, "Also write the JSON report to this file");
+  cmd->add_option("--json", args->json_file, "Also write the JSON report to this file")->check(file_name);
   cmd->add_option("--output", args->output,
-                  "Write the result matrix (all rows, in processor order) to this .npy file, when the check passes");
+                  "Write the result matrix (all rows, in processor order) to this .npy file, when the check passes")
+      ->check(file_name);
   args->platform.add_to(cmd);
   cmd->callback([&run, &job, args] { run = [args, &job] { return run_run(*args, job); }; });
 }
