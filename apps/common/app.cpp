@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -49,7 +50,8 @@ std::string shape_str(const Shape& shape) {
 std::string number(double v) {
   for (int digits = 1; digits < 17; ++digits) {
     const std::string s = fmt::format("{:.{}g}", v, digits);
-    if (std::stod(s) == v) return s;
+    // strtod, not stod: a subnormal reads back (with ERANGE, ignored) where stod would throw.
+    if (std::strtod(s.c_str(), nullptr) == v) return s;
   }
   return fmt::format("{:.17g}", v);
 }
@@ -131,8 +133,8 @@ Verdict compare_impl(std::string_view name, std::span<const float> out, std::spa
   v.ok = bad == out.size();
   const std::size_t at = v.ok ? worst : bad;
   if (!out.empty()) {
-    v.detail = fmt::format("output '{}' element {}: {} against {} (tolerance {:.3g})", name, at, out[at], ref[at],
-                           bound(at));
+    v.detail =
+        fmt::format("output '{}' element {}: {} against {} (tolerance {:.3g})", name, at, out[at], ref[at], bound(at));
   }
   return v;
 }
@@ -203,8 +205,13 @@ Array uniform_array(Shape shape, std::uint64_t seed, std::uint64_t stream, float
 
 Session::Session(const Problem& problem, Flavor flavor, Options options, ctrl::DeviceSpec device,
                  std::vector<int> cores, Inputs inputs)
-    : problem_(problem), flavor_(flavor), options_(std::move(options)), device_(std::move(device)),
-      cores_(std::move(cores)), inputs_(std::move(inputs)), outputs_(problem.outputs.size()),
+    : problem_(problem),
+      flavor_(flavor),
+      options_(std::move(options)),
+      device_(std::move(device)),
+      cores_(std::move(cores)),
+      inputs_(std::move(inputs)),
+      outputs_(problem.outputs.size()),
       have_output_(problem.outputs.size(), false) {}
 
 void Session::measure(const std::function<void()>& setup, const std::function<void()>& body) {
@@ -228,7 +235,8 @@ void Session::output(std::string_view name, std::span<const float> data, Shape s
 
 std::vector<Array> Session::take_outputs() {
   for (std::size_t i = 0; i < outputs_.size(); ++i) {
-    if (!have_output_[i]) throw std::logic_error(fmt::format("the program produced no output '{}'", problem_.outputs[i]));
+    if (!have_output_[i])
+      throw std::logic_error(fmt::format("the program produced no output '{}'", problem_.outputs[i]));
   }
   return std::move(outputs_);
 }
@@ -290,8 +298,10 @@ std::vector<int> native_cores(const ctrl::DeviceSpec& device, std::string* note)
   }
   std::vector<int> missing, forbidden;
   for (int c : device.cores) {
-    if (c >= existing) missing.push_back(c);
-    else if (std::find(usable.begin(), usable.end(), c) == usable.end()) forbidden.push_back(c);
+    if (c >= existing)
+      missing.push_back(c);
+    else if (std::find(usable.begin(), usable.end(), c) == usable.end())
+      forbidden.push_back(c);
   }
   if (!missing.empty()) {
     throw BadInput(fmt::format("--device {}: {} {} not exist on this machine (it has cores 0-{})", device.str(),
@@ -315,7 +325,9 @@ class CliOptions final : public OptionSink {
  public:
   explicit CliOptions(CLI::App& app) : app_(app) {}
   void add(const std::string& flag, int& value, const std::string& help, int min_value) override {
-    app_.add_option(flag, value, help)->capture_default_str()->check(CLI::Range(min_value, std::numeric_limits<int>::max()));
+    app_.add_option(flag, value, help)
+        ->capture_default_str()
+        ->check(CLI::Range(min_value, std::numeric_limits<int>::max()));
   }
   void add(const std::string& flag, double& value, const std::string& help) override {
     app_.add_option(flag, value, help)->capture_default_str();
@@ -413,7 +425,8 @@ void write_outputs(const Problem& problem, const Options& opt, const std::vector
 Array load_input(const std::string& name, const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) throw BadInput(fmt::format("{}: no such file (input '{}')", path, name));
-  if (fs::is_directory(path, ec)) throw BadInput(fmt::format("{}: is a directory, not a .npy file (input '{}')", path, name));
+  if (fs::is_directory(path, ec))
+    throw BadInput(fmt::format("{}: is a directory, not a .npy file (input '{}')", path, name));
   try {
     return ctrl::npy::load<float>(path);
   } catch (const ctrl::UsageError& e) {
@@ -456,8 +469,8 @@ void require_finite(const Inputs& in, const std::string& name) {
 std::vector<std::int64_t> checked_size(const Problem& problem, const Options& opt) {
   std::vector<std::int64_t> size = opt.size.empty() ? problem.default_size : opt.size;
   if (size.size() < problem.min_size_args || size.size() > problem.max_size_args) {
-    throw BadInput(fmt::format("--size takes {} to {} numbers for {}: {}", problem.min_size_args,
-                               problem.max_size_args, problem.name, problem.size_help));
+    throw BadInput(fmt::format("--size takes {} to {} numbers for {}: {}", problem.min_size_args, problem.max_size_args,
+                               problem.name, problem.size_help));
   }
   std::string text;
   for (auto s : size) {
@@ -479,18 +492,24 @@ std::size_t input_bytes(const Inputs& in, const Problem& problem) {
 // What a program says about itself in --help: the ctrl program's summary, a twin's says which.
 std::string description(const Problem& problem, Flavor flavor) {
   switch (flavor) {
-    case Flavor::ctrl: return problem.summary;
-    case Flavor::native: return problem.summary + " (the plain-OpenMP twin of the ctrl program " + problem.name + ")";
-    case Flavor::native_cuda: return problem.summary + " (the plain-CUDA twin of the ctrl program " + problem.name + ")";
+    case Flavor::ctrl:
+      return problem.summary;
+    case Flavor::native:
+      return problem.summary + " (the plain-OpenMP twin of the ctrl program " + problem.name + ")";
+    case Flavor::native_cuda:
+      return problem.summary + " (the plain-CUDA twin of the ctrl program " + problem.name + ")";
   }
   return problem.summary;
 }
 
 const char* device_help(Flavor flavor) {
   switch (flavor) {
-    case Flavor::ctrl: return "the device: cpu (all cores), cpu:0-3 (those cores), cuda:0";
-    case Flavor::native: return "the cores to run on: cpu (all cores), cpu:0-3; other devices are ignored";
-    case Flavor::native_cuda: return "the GPU to run on: cuda:0, cuda:1, ...; other devices are ignored (cuda:0)";
+    case Flavor::ctrl:
+      return "the device: cpu (all cores), cpu:0-3 (those cores), cuda:0";
+    case Flavor::native:
+      return "the cores to run on: cpu (all cores), cpu:0-3; other devices are ignored";
+    case Flavor::native_cuda:
+      return "the GPU to run on: cuda:0, cuda:1, ...; other devices are ignored (cuda:0)";
   }
   return "";
 }
@@ -498,9 +517,12 @@ const char* device_help(Flavor flavor) {
 // The result line's flavor= field.
 const char* flavor_field(Flavor flavor) {
   switch (flavor) {
-    case Flavor::ctrl: return "ctrl";
-    case Flavor::native: return "native";
-    case Flavor::native_cuda: return "native_cuda";
+    case Flavor::ctrl:
+      return "ctrl";
+    case Flavor::native:
+      return "native";
+    case Flavor::native_cuda:
+      return "native_cuda";
   }
   return "";
 }
@@ -519,7 +541,8 @@ ctrl::DeviceSpec twin_device(Flavor flavor, ctrl::DeviceSpec device, std::vector
 // CLI11's refusals said as the program's other errors are: "<program>: error: ..." on stderr, exit
 // 2, and where to read more. --help and --version print on stdout and exit 0.
 int parse_failure(const CLI::App& cli, const CLI::ParseError& e, const std::string& program) {
-  if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return cli.exit(e) == 0 ? exit_ok : exit_bad_input;
+  if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success))
+    return cli.exit(e) == 0 ? exit_ok : exit_bad_input;
   std::fprintf(stderr, "%s: error: %s\nRun '%s --help' for more information.\n", program.c_str(), e.what(),
                program.c_str());
   return exit_bad_input;
@@ -544,8 +567,8 @@ void add_options(CLI::App& cli, const Problem& problem, Flavor flavor, const std
   }
   cli.add_option("--out", files.out, "write an output as NAME=PATH (" + join(problem.outputs) + ")")
       ->type_name("NAME=PATH");
-  cli.add_option("--size", opt.size, (has_inputs ? "the size of random inputs (without --in): " : "the size: ") +
-                                         problem.size_help)
+  cli.add_option("--size", opt.size,
+                 (has_inputs ? "the size of random inputs (without --in): " : "the size: ") + problem.size_help)
       ->expected(static_cast<int>(problem.min_size_args), static_cast<int>(problem.max_size_args));
   if (has_inputs) cli.add_option("--seed", opt.seed, "the seed of random inputs")->capture_default_str();
   cli.add_option("--repeat", opt.repeat, "run the computation this many times; the best time is reported")
@@ -573,8 +596,8 @@ Inputs read_inputs(const Problem& problem, const Options& opt) {
   const auto path_of = [&](const std::string& name) {
     const auto it = std::find_if(opt.in.begin(), opt.in.end(), [&](const auto& p) { return p.first == name; });
     if (it == opt.in.end()) {
-      throw BadInput(fmt::format("no --in {}=PATH: with --in, every input must be given ({})", name,
-                                 join(problem.inputs)));
+      throw BadInput(
+          fmt::format("no --in {}=PATH: with --in, every input must be given ({})", name, join(problem.inputs)));
     }
     return it->second;
   };
@@ -636,13 +659,14 @@ void print_results(const Problem& problem, Flavor flavor, const std::string& pro
   mean /= static_cast<double>(times.size());
   const double sum = checksum(outputs);
   const std::string params = problem.parameters ? problem.parameters() : std::string();
-  const std::string device_text = flavor == Flavor::native ? fmt::format("cpu:{}", ctrl::format_cores(session.cores()))
-                                                           : session.device().str();
+  const std::string device_text =
+      flavor == Flavor::native ? fmt::format("cpu:{}", ctrl::format_cores(session.cores())) : session.device().str();
   if (!opt.quiet) {
     const std::string where = session.where().empty() ? device_text : session.where();
     const std::string timing =
         opt.repeat == 1 ? ms(best) : fmt::format("{} (best of {}; mean {})", ms(best), opt.repeat, ms(mean));
-    const Shape& shape = problem.inputs.empty() ? outputs.front().shape : session.inputs().shape(problem.inputs.front());
+    const Shape& shape =
+        problem.inputs.empty() ? outputs.front().shape : session.inputs().shape(problem.inputs.front());
     std::printf("%s: %s%s%s on %s: %s, checksum %.10g\n", program.c_str(), shape_str(shape).c_str(),
                 params.empty() ? "" : " ", params.c_str(), where.c_str(), timing.c_str(), sum);
     if (opt.check) {
@@ -710,8 +734,10 @@ int run(const Problem& problem, Flavor flavor, int argc, char** argv, const Body
     return fail(e, exit_bad_input);
   } catch (const std::bad_alloc&) {
     // Tiles name themselves (ctrl::throw_cannot_allocate); a twin's plain buffers cannot.
-    std::fprintf(stderr, "%s: error: cannot allocate the outputs and working arrays beside the inputs' %zu bytes: "
-                 "not enough memory\n", program.c_str(), input_bytes(session->inputs(), problem));
+    std::fprintf(stderr,
+                 "%s: error: cannot allocate the outputs and working arrays beside the inputs' %zu bytes: "
+                 "not enough memory\n",
+                 program.c_str(), input_bytes(session->inputs(), problem));
     return exit_failure;
   } catch (const std::exception& e) {
     return fail(e, exit_failure);

@@ -135,6 +135,7 @@ TEST_F(MandelbrotCli, BadArgumentsExit2BeforeAnyWorkAndWriteNothing) {
       {{"--iterations", "0"}, "--iterations"},
       {{"--iterations", "16777217"}, "at most 16777216"},
       {{"--width", "1e-15", "--center-re", "0.25"}, "too small for double precision"},
+      {{"--width", "1e-320"}, "--width 1e-320 over"},  // a subnormal width, named in the message
       {{"--size", "0"}, "not a positive size"},
       {{"--size", "3000000000", "3000000000"}, "--size"},
       {{"--in", "iterations=x.npy"}, "--in"},
