@@ -123,6 +123,21 @@ void analyse(FrontReport& report, const partition::Front& dynamic, const LoadedP
     if (!metered[i]) report.unmetered.push_back(report.processors[i]);
 }
 
+// The processors whose profiled sizes did not all converge: their predictions are less certain
+// than the profile's precision asked for.
+void find_unconverged(FrontReport& report, const LoadedProfile& loaded) {
+  if (!loaded.file) return;
+  for (const auto& name : loaded.profile.names()) {
+    FrontReport::Unconverged u{name, 0, 0};
+    for (const ProfileRow& row : loaded.file->rows)
+      if (row.processor == name) {
+        ++u.of;
+        u.sizes += row.converged ? 0 : 1;
+      }
+    if (u.sizes > 0) report.unconverged.push_back(u);
+  }
+}
+
 // How the report's sizes are taken, and which points rest on interpolated ones.
 void describe_model(FrontReport& report, const partition::ProfileModel& model) {
   const auto& o = model.options();
@@ -173,6 +188,7 @@ FrontReport compute_front(const LoadedProfile& loaded, const FrontRequest& r) {
                      ? model_reevaluate(model, held, dynamic, r.workload, report.model)
                      : dynamic;
   describe_model(report, model);
+  find_unconverged(report, loaded);
   if (r.analysis) {
     balance(report, model, held);
     if (!r.time_only) analyse(report, dynamic, loaded, r);

@@ -126,6 +126,10 @@ std::string front_report_json(const FrontReport& r) {
     for (std::size_t k = 0; k < r.front.size(); ++k) doc["front"][k]["interpolated"] = r.interpolated.at(k);
   }
   if (!r.omitted.empty()) doc["omitted"] = r.omitted;
+  if (!r.unconverged.empty()) {
+    json& u = doc["unconverged"] = json::array();
+    for (const auto& p : r.unconverged) u.push_back({{"processor", p.processor}, {"sizes", p.sizes}, {"of", p.of}});
+  }
   add_analysis(doc, r);
   return doc.dump(2) + "\n";
 }

@@ -133,5 +133,42 @@ TEST(FrontReport, AClusterGetsItsApproximateFrontAndSaysWhatItLeavesOut) {
   EXPECT_TRUE(doc.at("load_balanced").is_null());
 }
 
+// Sizes whose intervals did not meet the profile's precision are named, per processor, in the
+// report, its JSON and the table: their predictions are less certain.
+TEST(FrontReport, UnconvergedSizesAreNamed) {
+  ctrl::test::ScratchDir dir{"ctrl-front-report"};
+  std::ifstream in(fixture("ctrl_profile.csv"));
+  std::ofstream out(dir / "p.csv");
+  std::string line;
+  std::getline(in, line);
+  out << line << '\n';
+  const std::size_t converged = 11;  // the column, in this file's header
+  ASSERT_NE(line.find(",converged,"), std::string::npos) << line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::size_t from = 0;
+    for (std::size_t at; (at = line.find(',', from)) != std::string::npos; from = at + 1)
+      cells.push_back(line.substr(from, at - from));
+    cells.push_back(line.substr(from));
+    if (cells[0] == "cpu:0" && (cells[1] == "1" || cells[1] == "2")) cells[converged] = "0";
+    for (std::size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << cells[i];
+    out << '\n';
+  }
+  out.close();
+  loop::FrontRequest r;
+  r.profile = (dir / "p.csv").string();
+  r.workload = 5;
+  const loop::FrontReport report = loop::compute_front(r);
+  ASSERT_EQ(report.unconverged.size(), 1U);
+  EXPECT_EQ(report.unconverged[0].processor, "cpu:0");
+  EXPECT_EQ(report.unconverged[0].sizes, 2U);
+  EXPECT_EQ(report.unconverged[0].of, 4U);
+  const auto doc = nlohmann::json::parse(loop::front_report_json(report));
+  EXPECT_EQ(doc.at("unconverged").at(0).at("sizes"), 2);
+  loop::FrontRequest all = r;
+  all.profile = fixture("ctrl_profile.csv");
+  EXPECT_TRUE(loop::compute_front(all).unconverged.empty());
+}
+
 }  // namespace
 }  // namespace ctrl::partition

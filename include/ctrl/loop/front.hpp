@@ -77,6 +77,13 @@ struct FrontReport {
   // Parts of the report left out, each with why: at a cluster's scale the balanced distributions
   // need the exact tables that an approximate front avoids.
   std::vector<std::string> omitted;
+  // Processors of a `ctrl profile` file with sizes whose confidence intervals did not meet the
+  // precision asked for within the repetition bound: how many of how many sizes.
+  struct Unconverged {
+    std::string processor;
+    std::size_t sizes = 0, of = 0;
+  };
+  std::vector<Unconverged> unconverged;
 
   const partition::Solution& time_optimal() const { return front.front(); }
   const partition::Solution& energy_optimal() const { return front.back(); }

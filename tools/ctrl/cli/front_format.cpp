@@ -126,6 +126,13 @@ std::string held_line(const FrontReport& r) {
 std::string model_lines(const FrontReport& r) {
   std::string out;
   for (const auto& what : r.omitted) out += "not computed at this scale: " + what + "\n";
+  if (!r.unconverged.empty()) {
+    std::string who;
+    for (const auto& u : r.unconverged)
+      who += fmt::format("{}{} ({} of {} sizes)", who.empty() ? "" : ", ", u.processor, u.sizes, u.of);
+    out += "not converged within the repetition bound: " + who +
+           ": their times and energies are less certain than the profile's precision asked\n";
+  }
   if (r.model_line.empty()) return out;
   std::size_t marked = 0;
   for (std::size_t k = 0; k < r.front.size(); ++k) marked += r.rests_on_interpolation(k) ? 1 : 0;
