@@ -109,6 +109,12 @@ std::string format_percent(std::optional<double> r) {
   return fmt::format("{:+.1f} %", *r * 100);
 }
 
+std::string round_text(int rep, int batch, double worst_relative_ci) {
+  const std::string runs = fmt::format("round {}, {} run{} each", rep, batch, batch == 1 ? "" : "s");
+  if (!std::isfinite(worst_relative_ci) || worst_relative_ci > 1) return runs + ", interval > ±100 % of a mean near 0";
+  return fmt::format("{}, interval ±{:.1f} %", runs, 100 * worst_relative_ci);
+}
+
 void prefer_pci_order_for_cuda() { ::setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 0); }
 
 void CpuPowerArg::add_to(CLI::App* cmd) {

@@ -19,6 +19,10 @@ namespace ctrl::tool {
 std::string format_seconds(double s);                 // "12.3 ms", "1.234 s"
 std::string format_joules(double j);                  // "12.3 J", "456 mJ"
 std::string format_percent(std::optional<double> r);  // "+3.2 %", "—" when absent
+// A measurement's progress: "round 3, 8 runs each, interval ±2.1 %" (the widest 95 % interval of
+// the stopping rule's means, relative to its mean); past ±100 % (a mean near zero, as an energy
+// that barely rises above base) "interval > ±100 % of a mean near 0", never a four-digit percentage.
+std::string round_text(int rep, int batch, double worst_relative_ci);
 
 // The help of --cols: every application's default N.
 std::string cols_help();

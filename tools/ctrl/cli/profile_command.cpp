@@ -71,16 +71,15 @@ class Observer final : public loop::ProfileObserver {
   }
   void round(const loop::Step& step, const loop::RoundProgress& p) override {
     const double within = std::min(1.0, static_cast<double>(p.rep) / std::max(3, std::min(p.max_reps, 10)));
-    bar_.update(fraction(within),
-                fmt::format("sizes {} ({}/{})  round {} x{}  ci {:.1f}%", label(step), k_ + 1, total_, p.rep, p.batch,
-                            std::isfinite(p.worst_relative_ci) ? p.worst_relative_ci * 100 : 999.0));
+    bar_.update(fraction(within), fmt::format("sizes {} ({}/{})  {}", label(step), k_ + 1, total_,
+                                              round_text(p.rep, p.batch, p.worst_relative_ci)));
   }
   void size_end(const loop::Step& step, const loop::MeasureResult& m,
                 const std::vector<loop::ProfileRow>& rows) override {
     done_weight_ += weight(step);
     std::string text = fmt::format("profile: step {}/{}: {} round{}", k_ + 1, total_, m.reps, m.reps == 1 ? "" : "s");
     for (const auto& r : rows) {
-      text += fmt::format("  {} {} rows {} ±{:.1f}% x{}", r.processor, r.size, format_seconds(r.time),
+      text += fmt::format("  {} {} rows {} ±{:.1f}% ({} runs/round)", r.processor, r.size, format_seconds(r.time),
                           100 * r.time_ci / r.time, r.batch);
       if (r.energy_measured) text += fmt::format(" {}", format_joules(*r.energy_measured));
     }

@@ -125,8 +125,7 @@ loop::RunOutcome run_plan(const RunArgs& a, const loop::Plan& p, const loop::Sto
       runnable, req, platform,
       [&](const loop::RoundProgress& r) {
         bar.update(std::min(1.0, static_cast<double>(r.rep) / rule.min_reps),
-                   fmt::format("{}round {} x{}  ci {:.1f}%", label, r.rep, r.batch,
-                               std::isfinite(r.worst_relative_ci) ? 100 * r.worst_relative_ci : 999.0));
+                   label + round_text(r.rep, r.batch, r.worst_relative_ci));
       },
       stop);
   for (const auto& line : outcome.notes) bar.line("run: " + line);
