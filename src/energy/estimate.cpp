@@ -97,6 +97,7 @@ EstimatedCpuMeter::EstimatedCpuMeter(std::vector<int> cores, CpuRating rating, s
   info_.update_interval_s = seconds_per_tick_;  // busy time moves in whole clock ticks
   info_.has_power = false;
   info_.provenance = Provenance::estimated;
+  info_.full_power_w = rating_.watts_per_core * static_cast<double>(cores_.size());
   origin_ = read_busy();
 }
 

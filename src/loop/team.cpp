@@ -277,6 +277,27 @@ std::vector<std::optional<Team::IdlePower>> Team::idle_power(const std::vector<s
   return out;
 }
 
+namespace {
+
+// A CPU estimate charges busy time only (whoever's: /proc/stat cannot tell), so its base power is
+// 0 W: what its cores drew while this process was idle was other work, and measured against it
+// every dynamic energy of a busy machine came out near zero or negative. The window still says
+// whether another job shares the cores, which the processor's times are then measured beside.
+// nullopt for other meters; else the note on the window, "" when the cores were quiet.
+std::optional<std::string> estimate_idle(const ProcessorInfo& info, const energy::MeterInfo& meter, double watts,
+                                         double seconds) {
+  constexpr double most_busy = 0.10;  // of the cores' full power: background noise stays well below
+  if (meter.provenance != energy::Provenance::estimated || meter.full_power_w <= 0) return std::nullopt;
+  const double busy = watts / meter.full_power_w;
+  if (busy <= most_busy) return std::string();
+  return fmt::format(
+      "{}: its cores were {:.0f} % busy with other work while this process was idle ({:.2f} s, {:.2f} W of the "
+      "estimate's {:.2f} W): another job shares them, and its times and energies are measured beside it",
+      info.name, 100 * busy, seconds, watts, meter.full_power_w);
+}
+
+}  // namespace
+
 std::vector<std::string> Team::measure_base_power(double seconds) {
   std::vector<std::string> lines;
   std::vector<std::size_t> todo;
@@ -287,6 +308,13 @@ std::vector<std::string> Team::measure_base_power(double seconds) {
   for (std::size_t k = 0; k < todo.size(); ++k) {
     if (!idle[k]) continue;
     auto& info = members_[todo[k]]->info;
+    if (auto note = estimate_idle(info, members_[todo[k]]->meter->info(), idle[k]->watts, idle[k]->seconds)) {
+      info.base_power_w = 0.0;
+      info.base_power_origin = "the estimate charges busy time only";
+      lines.push_back(note->empty() ? fmt::format("{}: base power 0 W (the estimate charges busy time only)", info.name)
+                                    : *note);
+      continue;
+    }
     info.base_power_w = idle[k]->watts;
     info.base_power_origin = fmt::format("measured idle for {:.2f} s", idle[k]->seconds);
     lines.push_back(fmt::format("{}: base power {:.2f} W ({}, idle for {:.2f} s after a warm-up run)", info.name,

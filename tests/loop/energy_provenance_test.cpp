@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -102,6 +103,54 @@ TEST(TeamEnergy, GroupsSharingAPackageAreEstimatedWhereRated) {
     EXPECT_TRUE(contains(rated.info(i).energy_measures, "2 W per busy core (given by --cpu-power)"))
         << rated.info(i).energy_measures;
   }
+}
+
+// A CPU estimate whose cores draw `watts` whatever this process does (other jobs on them), out of
+// `full` with every core busy: energy = watts x the clock's seconds.
+class BusyEstimate final : public energy::Meter {
+ public:
+  BusyEstimate(double watts, double full, std::shared_ptr<energy::Clock> clock)
+      : watts_(watts), clock_(std::move(clock)), start_(clock_->now()) {
+    info_.name = "test:estimate";
+    info_.provenance = energy::Provenance::estimated;
+    info_.full_power_w = full;
+  }
+  const energy::MeterInfo& info() const override { return info_; }
+  bool available() const override { return true; }
+  std::optional<double> energy_j() override {
+    return watts_ * std::chrono::duration<double>(clock_->now() - start_).count();
+  }
+
+ private:
+  double watts_;
+  std::shared_ptr<energy::Clock> clock_;
+  energy::Clock::time_point start_;
+  energy::MeterInfo info_;
+};
+
+// On a busy machine the idle window of an estimate measures the other jobs' load. That is not the
+// estimate's base power (it charges busy time only: 0 W), so no dynamic energy turns negative; the
+// window says that another job shares the cores. Quiet cores are said to be at 0 W.
+TEST(TeamEnergy, AnEstimatesBasePowerIsZeroAndBusyCoresAreSaid) {
+  auto clock = std::make_shared<test::TickingClock>();
+  auto team_drawing = [&](double watts) {
+    TeamOptions o;
+    o.min_round_s = 0.002;
+    o.clock = clock;
+    o.make_meter = [=](const energy::DeviceSpec&) { return std::make_unique<BusyEstimate>(watts, 8.0, clock); };
+    return std::make_unique<Team>(std::vector<DeviceSpec>{parse_device("cpu:0")}, o);
+  };
+  auto busy = team_drawing(3.0);  // 37.5 % of the cores' full power
+  const auto said = busy->measure_base_power(1.0);
+  ASSERT_EQ(said.size(), 1U);
+  EXPECT_TRUE(contains(said[0], "cpu:0: its cores were 38 % busy with other work")) << said[0];
+  ASSERT_TRUE(busy->info(0).base_power_w.has_value());
+  EXPECT_EQ(*busy->info(0).base_power_w, 0.0);
+  auto quiet = team_drawing(0.2);  // 2.5 %: background
+  const auto quiet_said = quiet->measure_base_power(1.0);
+  ASSERT_EQ(quiet_said.size(), 1U);
+  EXPECT_TRUE(contains(quiet_said[0], "base power 0 W (the estimate charges busy time only)")) << quiet_said[0];
+  EXPECT_EQ(*quiet->info(0).base_power_w, 0.0);
 }
 
 class ProvenanceFiles : public ::testing::Test {

@@ -40,6 +40,9 @@ struct MeterInfo {
   bool has_power = false;
   // Measured by a counter, estimated by a model, or absent (NoMeter).
   Provenance provenance = Provenance::measured;
+  // A model's power with the whole device busy (the CPU estimate: its rating x its cores), W; 0
+  // where not known. An idle window that draws a large share of it was not idle.
+  double full_power_w = 0.0;
 };
 
 // A device's energy counter.
