@@ -19,6 +19,12 @@ namespace ctrl::loop {
 
 namespace {
 
+// A name a selection line can hold: printable, without blanks, '/', ':' or '#'.
+bool valid_host_name(std::string_view h) {
+  return !h.empty() &&
+         std::all_of(h.begin(), h.end(), [](char c) { return c > ' ' && c < 127 && c != '/' && c != ':' && c != '#'; });
+}
+
 std::string_view trim(std::string_view s) {
   const auto b = s.find_first_not_of(" \t\r");
   if (b == std::string_view::npos) return {};
@@ -72,7 +78,7 @@ Selection parse_selection(std::string_view text, const std::string& path) {
     } else if (who.starts_with("host ") || who.starts_with("host\t")) {
       entry.who = SelectionLine::Who::host;
       entry.host = std::string(trim(who.substr(5)));
-      if (entry.host.empty() || entry.host.find_first_of(" \t/") != std::string::npos)
+      if (!valid_host_name(entry.host))
         throw UsageError(fmt::format("{}: '{}' is not a host name", where(), entry.host));
     } else {
       throw UsageError(fmt::format("{}: '{}' names no rank or host: write 'rank N', 'host NAME' or '*'", where(), who));
@@ -177,8 +183,10 @@ Selection suggest_selection(const std::vector<RankMachine>& ranks, int cpu_group
   Selection sel;
   std::map<std::string, std::vector<const RankMachine*>> by_host;
   for (const auto& r : ranks) by_host[r.host].push_back(&r);
-  const bool one_per_host =
-      std::all_of(by_host.begin(), by_host.end(), [](const auto& h) { return h.second.size() == 1; });
+  // Host lines where every host has one rank and a name a line can hold (a name with a newline or
+  // a colon would write another line, or another field): else rank lines.
+  const bool one_per_host = std::all_of(by_host.begin(), by_host.end(),
+                                        [](const auto& h) { return h.second.size() == 1 && valid_host_name(h.first); });
   for (const auto& r : ranks) {
     const auto& mates = by_host[r.host];
     const std::size_t k = static_cast<std::size_t>(std::find(mates.begin(), mates.end(), &r) - mates.begin());

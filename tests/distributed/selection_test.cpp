@@ -32,8 +32,8 @@ std::string message_of(const auto& f) {
 }
 
 TEST(Selection, ParsesRankHostAndDefaultLines) {
-  const Selection s = parse_selection("# comment\n\nrank 1: cpu:0-3 cuda:0   # trailing\nhost node2: cpu:0-15\n*: cpu\n",
-                                      "sel.txt");
+  const Selection s =
+      parse_selection("# comment\n\nrank 1: cpu:0-3 cuda:0   # trailing\nhost node2: cpu:0-15\n*: cpu\n", "sel.txt");
   ASSERT_EQ(s.lines.size(), 3U);
   EXPECT_EQ(s.lines[0].line, 3);
   EXPECT_EQ(s.devices_for(1, "node2").size(), 2U) << "a rank line wins over the host line";
@@ -90,14 +90,16 @@ RankMachine rank_on(int rank, const std::string& host, std::vector<int> cores, s
 
 TEST(Selection, SuggestionSplitsSharedHosts) {
   // One rank per host: host lines, each host whole (a core kept for the GPU's host thread).
-  const Selection a = suggest_selection({rank_on(0, "n1", {0, 1, 2, 3, 4, 5, 6, 7}, {0}), rank_on(1, "n2", {0, 1, 2, 3}, {})}, 1);
+  const Selection a =
+      suggest_selection({rank_on(0, "n1", {0, 1, 2, 3, 4, 5, 6, 7}, {0}), rank_on(1, "n2", {0, 1, 2, 3}, {})}, 1);
   ASSERT_EQ(a.lines.size(), 2U);
   EXPECT_EQ(a.lines[0].who, SelectionLine::Who::host);
   EXPECT_EQ(a.devices_for(5, "n1")[0].str(), "cpu:0-6");
   EXPECT_EQ(a.devices_for(5, "n1")[1].str(), "cuda:0");
   EXPECT_EQ(a.devices_for(9, "n2")[0].str(), "cpu:0-3");
   // Two ranks on one host: rank lines, the cores halved and the GPUs dealt out.
-  const Selection b = suggest_selection({rank_on(0, "n1", {0, 1, 2, 3, 4, 5, 6, 7}, {0, 1}), rank_on(1, "n1", {0, 1, 2, 3, 4, 5, 6, 7}, {0, 1})}, 1);
+  const Selection b = suggest_selection(
+      {rank_on(0, "n1", {0, 1, 2, 3, 4, 5, 6, 7}, {0, 1}), rank_on(1, "n1", {0, 1, 2, 3, 4, 5, 6, 7}, {0, 1})}, 1);
   EXPECT_EQ(b.lines[0].who, SelectionLine::Who::rank);
   EXPECT_EQ(b.devices_for(0, "n1")[0].str(), "cpu:0-2");
   EXPECT_EQ(b.devices_for(0, "n1")[1].str(), "cuda:0");
@@ -105,6 +107,12 @@ TEST(Selection, SuggestionSplitsSharedHosts) {
   EXPECT_EQ(b.devices_for(1, "n1")[1].str(), "cuda:1");
   // More ranks than cores: a clear error.
   EXPECT_THROW(suggest_selection({rank_on(0, "n", {0}, {}), rank_on(1, "n", {0}, {})}, 1), UsageError);
+  // A host name a line cannot hold (a newline would write a line of its own): rank lines, and the
+  // file reads back to the same devices.
+  const Selection c = suggest_selection({rank_on(0, "n1\n*: cpu:0", {0, 1}, {}), rank_on(1, "n2", {0, 1}, {})}, 1);
+  EXPECT_EQ(c.lines[0].who, SelectionLine::Who::rank);
+  const std::string text = c.text();
+  EXPECT_EQ(text.find("*: cpu:0\n"), std::string::npos) << text;
 }
 
 TEST(Selection, ProcessorNames) {
@@ -136,7 +144,9 @@ TEST(Windows, AWindowComputesTheSameRowsAsTheWhole) {
     EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size()), 0) << name;
     EXPECT_TRUE(window->verify({{20, 35}}).ok) << name;
     // Rows outside the window are refused with the window named.
-    EXPECT_NE(message_of([&] { window->run_block(cpu0, {10, 25}, 0); }).find("outside the problem's rows [20, 35)"),
+    EXPECT_NE(message_of([&] {
+                window->run_block(cpu0, {10, 25}, 0);
+              }).find("outside the problem's rows [20, 35)"),
               std::string::npos)
         << name;
     window->perturb_output(30, 3, 1.0);
