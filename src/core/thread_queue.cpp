@@ -1,5 +1,7 @@
 #include "thread_queue.hpp"
 
+#include <ctrl/detail/start_threads.hpp>
+
 #include <utility>
 
 namespace ctrl::detail {
@@ -48,7 +50,8 @@ void Handoff::unwatch() {
 }
 
 void ThreadQueue::start(std::function<void()> on_thread_start) {
-  thread_ = std::thread([this, f = std::move(on_thread_start)] { loop(f); });
+  thread_ = start_thread<std::thread>("the queue thread of a controller",
+                                      [this, f = std::move(on_thread_start)] { loop(f); });
 }
 
 ThreadQueue::~ThreadQueue() {

@@ -2,6 +2,7 @@
 
 #include "topology.hpp"
 
+#include <ctrl/detail/start_threads.hpp>
 #include <ctrl/errors.hpp>
 
 #include <fmt/format.h>
@@ -25,15 +26,22 @@ WorkerPool::WorkerPool(std::vector<int> cores, std::shared_ptr<Handoff> handoff,
     if (core >= worker_of_core_.size()) worker_of_core_.resize(core + 1, -1);
     worker_of_core_[core] = w;
   }
-  for (int w = first_helper_; w < size(); ++w) helpers_.emplace_back([this, w] { helper(w); });
+  start_threads(
+      helpers_, static_cast<std::size_t>(size() - first_helper_),
+      [this](std::size_t k) { return [this, w = first_helper_ + static_cast<int>(k)] { helper(w); }; },
+      [this] { stop_helpers(); }, fmt::format("a helper of the CPU workers on cores {}", format_cores(cores_)));
 }
 
 WorkerPool::~WorkerPool() {
+  stop_helpers();
+  for (auto& t : helpers_) t.join();
+}
+
+void WorkerPool::stop_helpers() {
   stopping_.store(true);
   publish(0);
   start_.notify();
   for (int w = 0; w < size(); ++w) aside_[w].notify();
-  for (auto& t : helpers_) t.join();
 }
 
 void WorkerPool::bind_caller() { pin_current_thread(cores_.front()); }

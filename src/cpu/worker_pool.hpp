@@ -95,6 +95,7 @@ class WorkerPool {
 
   void run_job(JobRef job);
   void helper(int w);
+  void stop_helpers();  // every helper returns (the destructor, or a helper that could not start)
   std::uint64_t wait_for_job(std::uint64_t seen, bool& watching);
   void stand_aside(int w, bool& watching);
   void record(std::exception_ptr e);

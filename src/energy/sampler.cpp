@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include <ctrl/detail/start_threads.hpp>
 #include <ctrl/errors.hpp>
 
 #include "timed_read.hpp"
@@ -17,8 +18,8 @@ using PollClock = std::chrono::steady_clock;
 Sampler::Sampler(std::vector<std::shared_ptr<Meter>> meters, std::chrono::milliseconds poll_interval, Clock& clock)
     : meters_(std::move(meters)), poll_(poll_interval), clock_(&clock) {
   if (poll_.count() < 0) {
-    throw UsageError("energy sampler: poll interval must not be negative, got " +
-                     std::to_string(poll_.count()) + " ms");
+    throw UsageError("energy sampler: poll interval must not be negative, got " + std::to_string(poll_.count()) +
+                     " ms");
   }
   for (std::size_t i = 0; i < meters_.size(); ++i) {
     if (!meters_[i]) {
@@ -61,10 +62,11 @@ void Sampler::start() {
       traces_[i].push_back({t, e0_[i], std::nullopt});
     }
   }
-  running_ = true;
   if (poll_.count() > 0) {
-    poller_ = std::jthread([this](std::stop_token stop) { poll_loop(std::move(stop)); });
+    poller_ = ctrl::detail::start_thread<std::jthread>("the poller of an energy sampler",
+                                                       [this](std::stop_token stop) { poll_loop(std::move(stop)); });
   }
+  running_ = true;
 }
 
 void Sampler::poll_loop(std::stop_token stop) {

@@ -1,5 +1,6 @@
 #include <ctrl/loop/team.hpp>
 
+#include <ctrl/detail/start_threads.hpp>
 #include <ctrl/loop/machine.hpp>
 
 #include <fmt/format.h>
@@ -255,17 +256,21 @@ std::vector<std::optional<Team::IdlePower>> Team::idle_power(const std::vector<s
   std::vector<std::exception_ptr> errors(which.size());
   {
     std::vector<std::jthread> threads;
-    for (std::size_t k = 0; k < which.size(); ++k)
-      threads.emplace_back([&, k] {
-        try {
-          auto& meter = *members_[which[k]]->meter;
-          r0[k] = read_aligned(meter, clock());
-          clock().sleep_for(std::chrono::duration<double>(seconds));
-          r1[k] = read_aligned(meter, clock());
-        } catch (...) {
-          errors[k] = std::current_exception();
-        }
-      });
+    ctrl::detail::start_threads(
+        threads, which.size(),
+        [&](std::size_t k) {
+          return [&, k] {
+            try {
+              auto& meter = *members_[which[k]]->meter;
+              r0[k] = read_aligned(meter, clock());
+              clock().sleep_for(std::chrono::duration<double>(seconds));
+              r1[k] = read_aligned(meter, clock());
+            } catch (...) {
+              errors[k] = std::current_exception();
+            }
+          };
+        },
+        "a reader of the idle meters");
   }
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
@@ -360,6 +365,34 @@ RoundResult Team::fill(Problem& problem, const std::vector<Block>& blocks, doubl
 
 namespace {
 
+// Runs body(k), k = 0 .. count - 1, each on a thread of its own that calls prepare(k) first; the
+// bodies start together, once every thread is ready. Returns the time they were let go at, once
+// all have ended. Where a thread cannot be started, those ready return without running their body
+// and the error is thrown (ctrl::detail::cannot_start_thread).
+template <class Prepare, class Body>
+Clock::time_point run_together(std::size_t count, const Prepare& prepare, Clock& clock, const Body& body) {
+  std::latch go(static_cast<std::ptrdiff_t>(count + 1));
+  bool cancelled = false;  // written before the latch opens, read after
+  std::vector<std::jthread> threads;
+  ctrl::detail::start_threads(
+      threads, count,
+      [&](std::size_t k) {
+        return [&, k] {
+          prepare(k);
+          go.arrive_and_wait();
+          if (!cancelled) body(k);
+        };
+      },
+      [&] {
+        cancelled = true;
+        go.count_down(static_cast<std::ptrdiff_t>(count - threads.size() + 1));  // the missing threads' and this one's
+      },
+      "a driver of the team's processors");
+  const Clock::time_point released = clock.now();
+  go.arrive_and_wait();
+  return released;  // and the threads are joined
+}
+
 void add_coupling(const std::vector<Block>& blocks, RoundResult& r, std::vector<double>& waited) {
   // Blocks that exchange advance at the slower one's pace sweep by sweep: the execution lasts the
   // sum over sweeps of the slower sweep, more than the slowest processor's own time when their
@@ -401,42 +434,33 @@ RoundResult Team::round(Problem& problem, const std::vector<Block>& blocks, int 
 
   std::vector<Clock::time_point> start(n), end(n);
   std::vector<std::exception_ptr> errors(n);
-  std::size_t active = 0;
-  for (const auto& b : blocks) active += b.empty() ? 0 : 1;
+  std::vector<std::size_t> busy;  // the processors with rows: one driver thread each
+  for (std::size_t i = 0; i < n; ++i)
+    if (!blocks[i].empty()) busy.push_back(i);
   problem.prepare_round(blocks, batch > 0);
-  Clock::time_point released{};
-  {
-    std::latch go(static_cast<std::ptrdiff_t>(active + 1));
-    std::vector<std::jthread> drivers;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (blocks[i].empty()) continue;
-      drivers.emplace_back([&, i] {
-        pin_to(members_[i]->driver_cores);
-        go.arrive_and_wait();
-        start[i] = clock().now();
-        const auto deadline =
-            start[i] + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-        try {
-          if (batch > 0) {
-            for (int k = 0; k < batch; ++k) problem.run_block(*members_[i]->controller, blocks[i], i);
-            r.runs[i] = batch;
-          } else {
-            do {
-              problem.run_block(*members_[i]->controller, blocks[i], i);
-              ++r.runs[i];
-            } while (clock().now() < deadline);
-          }
-          end[i] = clock().now();
-          if (members_[i]->meter) e1[i] = read_aligned(*members_[i]->meter, clock());
-        } catch (...) {
-          end[i] = clock().now();
-          errors[i] = std::current_exception();
-        }
-      });
+  const auto pin = [&](std::size_t k) { pin_to(members_[busy[k]]->driver_cores); };
+  const Clock::time_point released = run_together(busy.size(), pin, clock(), [&](std::size_t k) {
+    const std::size_t i = busy[k];
+    start[i] = clock().now();
+    const auto deadline =
+        start[i] + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    try {
+      if (batch > 0) {
+        for (int b = 0; b < batch; ++b) problem.run_block(*members_[i]->controller, blocks[i], i);
+        r.runs[i] = batch;
+      } else {
+        do {
+          problem.run_block(*members_[i]->controller, blocks[i], i);
+          ++r.runs[i];
+        } while (clock().now() < deadline);
+      }
+      end[i] = clock().now();
+      if (members_[i]->meter) e1[i] = read_aligned(*members_[i]->meter, clock());
+    } catch (...) {
+      end[i] = clock().now();
+      errors[i] = std::current_exception();
     }
-    released = clock().now();
-    go.arrive_and_wait();
-  }  // joins the drivers
+  });
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
   Clock::time_point last = released;

@@ -242,6 +242,7 @@ Front approximate_front(const Profile& profile, Size workload, double epsilon, c
                         ApproxStats* stats) {
   if (!(epsilon > 0) || !std::isfinite(epsilon))
     throw UsageError("epsilon must be a positive number (0.01 for fronts within 1 %), not " + number(epsilon));
+  detail::check_threads(options.threads);
   const std::optional<Instance> maybe = detail::make_instance(profile, workload, false);
   if (!maybe) return {};
   Platform pf;

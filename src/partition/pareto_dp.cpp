@@ -585,6 +585,7 @@ std::size_t Sweep::working() const {
 }  // namespace
 
 Front pareto_front_dp(const Profile& profile, Size workload, const DpOptions& opt, DpStats* stats) {
+  detail::check_threads(opt.threads);
   const auto t0 = Clock::now();
   const std::optional<Instance> maybe = detail::make_instance(profile, workload);
   if (!maybe) return {};

@@ -1,18 +1,27 @@
 #include "pool.hpp"
 
+#include <ctrl/detail/start_threads.hpp>
+
 namespace ctrl::partition::detail {
 
 Pool::Pool(unsigned threads) : failed_(threads < 1 ? 1 : threads) {
-  for (unsigned t = 1; t < threads; ++t) workers_.emplace_back([this, t] { work(t); });
+  if (threads <= 1) return;
+  ctrl::detail::start_threads(
+      workers_, threads - 1, [this](std::size_t k) { return [this, t = static_cast<unsigned>(k) + 1] { work(t); }; },
+      [this] { stop(); }, "a worker of the partition programme");
 }
 
 Pool::~Pool() {
+  stop();
+  for (std::thread& th : workers_) th.join();
+}
+
+void Pool::stop() {
   {
     const std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
   }
   start_.notify_all();
-  for (std::thread& th : workers_) th.join();
 }
 
 void Pool::work(unsigned t) {

@@ -14,7 +14,8 @@ namespace ctrl::partition::detail {
 
 class Pool {
  public:
-  // `threads` - 1 workers; the calling thread is thread 0 of every run.
+  // `threads` - 1 workers; the calling thread is thread 0 of every run. A worker that cannot be
+  // started is a ctrl::DeviceError (cannot_start_thread), thrown once those started have ended.
   explicit Pool(unsigned threads);
   ~Pool();
   Pool(const Pool&) = delete;
@@ -44,6 +45,7 @@ class Pool {
   using Call = void (*)(void*, unsigned);
   void dispatch(unsigned threads, Call call, void* body);
   void work(unsigned t);
+  void stop();  // every worker returns
 
   std::vector<std::thread> workers_;
   std::mutex mutex_;

@@ -8,23 +8,9 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
-#include <thread>
 #include <utility>
 
-#if defined(__linux__)
-#include <sched.h>
-#endif
-
 namespace ctrl::partition::detail {
-
-unsigned usable_cores() noexcept {
-#if defined(__linux__)
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
-#endif
-  return std::max(1u, std::thread::hardware_concurrency());
-}
 
 namespace {
 

@@ -1,45 +1,17 @@
 // Private: the probes of the Pareto dynamic programme, exact energy bounds at a few time
-// thresholds (see pareto_dp.hpp and docs/partition.md), and the small thread helper it uses.
+// thresholds (see pareto_dp.hpp and docs/partition.md).
 #pragma once
 #include "buffer.hpp"
 #include "instance.hpp"
+#include "threads.hpp"
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <exception>
-#include <thread>
 #include <utility>
 #include <vector>
 
 namespace ctrl::partition::detail {
-
-// The cores this process may run on (its CPU affinity, as a batch system sets it), at least 1.
-unsigned usable_cores() noexcept;
-
-// Runs body(0) .. body(threads - 1), each but the first on its own thread, and waits for all. An
-// exception thrown by any body is rethrown here (the first thread's first), after all have ended.
-template <class F>
-void parallel(unsigned threads, F&& body) {
-  if (threads <= 1) {
-    body(0u);
-    return;
-  }
-  std::vector<std::exception_ptr> failed(threads);
-  const auto guarded = [&](unsigned t) {
-    try {
-      body(t);
-    } catch (...) {
-      failed[t] = std::current_exception();
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back([&guarded, t] { guarded(t); });
-  guarded(0u);
-  for (std::thread& th : pool) th.join();
-  for (const auto& e : failed)
-    if (e) std::rethrow_exception(e);
-}
 
 // Energy bounds at a few time thresholds: for each, the least energy of the remaining processors
 // (suffix programme) and the least energy of a whole distribution within that time.

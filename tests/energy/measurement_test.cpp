@@ -8,6 +8,7 @@
 #include <ctrl/energy.hpp>
 
 #include "test_support.hpp"
+#include "thread_limit.hpp"
 #include "ticking_clock.hpp"
 
 namespace ce = ctrl::energy;
@@ -200,4 +201,19 @@ TEST(BasePower, NoSensorIsReportedNotInvented) {
   ConstantPowerMeter c(1.0, clock);
   EXPECT_THROW((void)ce::measure_base_power(c, 0s), ctrl::UsageError);
   EXPECT_THROW((void)ce::measure_base_power(c, 1s, 0s), ctrl::UsageError);
+}
+
+// Where the system starts no more threads (ulimit -u), start() is one DeviceError, and the sampler
+// is not left running: the next start() says the same, not "called twice".
+TEST(Sampler, APollerThatCannotStartIsOneDeviceError) {
+  const auto run = ctrl::test::run_limited([](const ctrl::test::ThreadLimit& limit) {
+    TickingClock clock;
+    auto a = std::make_shared<ConstantPowerMeter>(10.0, clock);
+    ce::Sampler s({a}, 5ms, clock);
+    limit.allow(0);
+    const std::string first = ctrl::test::error_of([&] { s.start(); });
+    const std::string again = ctrl::test::error_of([&] { s.start(); });
+    return first == again && !s.running() ? first : first + " | then " + again;
+  });
+  CTRL_EXPECT_NO_THREAD(run, "the poller of an energy sampler: ");
 }

@@ -1,6 +1,7 @@
 // Both HEPOPTA algorithms (the paper's and the dynamic programme), HTPOPTA and HPOPTA against
 // the enumeration of every distribution, on thousands of small random instances.
 #include "test_support.hpp"
+#include "threads.hpp"
 
 #include <ctrl/errors.hpp>
 
@@ -37,6 +38,7 @@ Case make_case(std::mt19937_64& rng, int i) {
 constexpr int cases = 6000;
 
 TEST(BruteForce, DynamicProgrammeEqualsEnumeration) {
+  const detail::RaisedThreadCap big_node(16);  // as many threads as a big node has, whatever the cores here
   std::mt19937_64 rng(20261203);
   int feasible = 0;
   for (int i = 0; i < cases; ++i) {
@@ -101,6 +103,7 @@ TEST(BruteForce, HpoptaEqualsEnumeration) {
 
 // Larger instances than enumeration allows: the two algorithms against each other.
 TEST(BruteForce, AlgorithmsAgreeOnMediumInstances) {
+  const detail::RaisedThreadCap big_node(16);  // as many threads as a big node has, whatever the cores here
   std::mt19937_64 rng(3);
   for (int i = 0; i < 60; ++i) {
     const int p = 2 + i % 6;

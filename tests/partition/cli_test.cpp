@@ -228,6 +228,17 @@ TEST_P(Cli, APlotThatCannotBeWrittenFailsBeforeTheTable) {
   fs::permissions(dir_ / "locked", fs::perms::owner_all, ec);
 }
 
+// --threads past the cores this process may use is bad input (exit 2) naming both: threads past
+// the cores gain nothing, and --threads 100000 took every process the system allows.
+TEST_P(Cli, ThreadsPastTheCoresAreBadInput) {
+  const Result r = run({"--profile", fixture("paper_example.csv"), "--workload", "4", "--threads", "100000"});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("threads: 100000 asked, more than the "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" this process may use (its CPU affinity)"), std::string::npos) << r.err;
+  EXPECT_EQ(run({"--profile", fixture("paper_example.csv"), "--workload", "4", "--threads", "1"}).code, 0);
+}
+
 // --energy total without --base-power: 0 W would make total energy dynamic energy in silence. The
 // profile's own base powers are summed when it has one for every processor, and the output says
 // so; otherwise the user is asked for --base-power.

@@ -1,6 +1,7 @@
 // Clusters: processor classes (ranges in profile files, identical processors found), the
 // (1 + epsilon)-approximate front against the exact one, and threads that do not change a front.
 #include "test_support.hpp"
+#include "threads.hpp"
 
 #include <ctrl/errors.hpp>
 
@@ -125,6 +126,7 @@ Profile repeated_profile(std::mt19937_64& rng, int kinds, int copies, int max_si
 }
 
 TEST(ApproximateFront, WithinEpsilonOfTheExactFrontOnSmallInstances) {
+  const detail::RaisedThreadCap big_node(16);  // as many threads as a big node has, whatever the cores here
   std::mt19937_64 rng(20261206);
   int compared = 0;
   for (int i = 0; i < 1500; ++i) {
@@ -148,6 +150,7 @@ TEST(ApproximateFront, WithinEpsilonOfTheExactFrontOnSmallInstances) {
 }
 
 TEST(ApproximateFront, WithinEpsilonOnClustersOfRepeatedProcessors) {
+  const detail::RaisedThreadCap big_node(16);  // as many threads as a big node has, whatever the cores here
   std::mt19937_64 rng(7);
   for (int i = 0; i < 16; ++i) {
     const Values values = i % 2 ? Values::fine : Values::coarse;
@@ -185,6 +188,7 @@ TEST(ApproximateFront, RefusesBadEpsilonAndOtherMethods) {
 // The exact programme on repeated processors, and with as many threads as a big node has, against
 // enumeration and one thread.
 TEST(DynamicProgramme, RepeatedProcessorsAndManyThreads) {
+  const detail::RaisedThreadCap big_node(16);  // as many threads as a big node has, whatever the cores here
   std::mt19937_64 rng(16);
   for (int i = 0; i < 300; ++i) {
     const Profile profile = repeated_profile(rng, 1 + i % 3, 3, 2 + i % 5, i % 2 ? Values::fine : Values::coarse);
@@ -207,6 +211,7 @@ TEST(DynamicProgramme, RepeatedProcessorsAndManyThreads) {
 // sweep over processors, on instances with many ties (coarse values), gaps in the sizes,
 // workloads no distribution reaches, and classes mixed with single processors.
 TEST(ClassWalk, SameFrontAsEnumerationAndTheSweep) {
+  const detail::RaisedThreadCap big_node(16);  // as many threads as a big node has, whatever the cores here
   std::mt19937_64 rng(1206);
   int walked = 0;
   for (int i = 0; i < 600; ++i) {
@@ -238,6 +243,7 @@ TEST(ClassWalk, SameFrontAsEnumerationAndTheSweep) {
 // Larger clusters of a few kinds, beyond enumeration: the walk and the sweep agree, with one
 // thread and with many.
 TEST(ClassWalk, SameFrontAsTheSweepOnClusters) {
+  const detail::RaisedThreadCap big_node(16);  // as many threads as a big node has, whatever the cores here
   std::mt19937_64 rng(125);
   for (int i = 0; i < 12; ++i) {
     const Values values = i % 3 == 0 ? Values::coarse : Values::fine;

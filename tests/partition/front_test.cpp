@@ -2,6 +2,7 @@
 // total energy; the even split against its definition; the dynamic
 // programme's options.
 #include "test_support.hpp"
+#include "threads.hpp"
 
 #include <ctrl/errors.hpp>
 
@@ -14,8 +15,8 @@ namespace ctrl::partition {
 namespace {
 
 using testing::random_profile;
-using testing::small_random_instance;
 using testing::same_front;
+using testing::small_random_instance;
 using testing::Values;
 
 TEST(Front, Tolerance) {
@@ -41,8 +42,9 @@ TEST(Front, Dominance) {
 }
 
 TEST(Front, FilterKeepsOnePointPerDistinctPoint) {
-  std::vector<Solution> c{{3.0, 1.0, {3}}, {1.0, 5.0, {1}}, {2.0, 5.0, {2}}, {1.0 + 1e-14, 5.0, {4}},
-                          {2.0, 2.0, {5}}, {2.0 + 1e-13, 2.0 - 1e-12 * 0.5, {6}}, {4.0, 1.0 + 1e-13, {7}}};
+  std::vector<Solution> c{{3.0, 1.0, {3}},         {1.0, 5.0, {1}}, {2.0, 5.0, {2}},
+                          {1.0 + 1e-14, 5.0, {4}}, {2.0, 2.0, {5}}, {2.0 + 1e-13, 2.0 - 1e-12 * 0.5, {6}},
+                          {4.0, 1.0 + 1e-13, {7}}};
   const Front f = pareto_filter(c);
   ASSERT_EQ(f.size(), 3u);
   EXPECT_EQ(f[0].distribution, Distribution{1});  // (1, 5): the same point as {4}, the earlier kept
@@ -62,10 +64,10 @@ TEST(Front, Evaluate) {
   EXPECT_EQ(ev->time, 3.0);
   EXPECT_EQ(ev->dynamic_energy, 0.2 + 0.7);
   EXPECT_EQ(evaluate(p, {0, 1}, 1)->time, 2.0);  // an idle processor costs nothing
-  EXPECT_FALSE(evaluate(p, {2, 1}, 4));         // wrong sum
-  EXPECT_FALSE(evaluate(p, {3, 0}, 3));         // not a size
+  EXPECT_FALSE(evaluate(p, {2, 1}, 4));          // wrong sum
+  EXPECT_FALSE(evaluate(p, {3, 0}, 3));          // not a size
   EXPECT_FALSE(evaluate(p, {-1, 2}, 1));
-  EXPECT_FALSE(evaluate(p, {1}, 1));            // wrong length
+  EXPECT_FALSE(evaluate(p, {1}, 1));  // wrong length
   EXPECT_EQ(make_solution(p, {1, 1}, 2, {EnergyKind::total, 10.0}).energy, 0.1 + 0.7 + 10.0 * 2.0);
   EXPECT_THROW(make_solution(p, {1, 1}, 3), ctrl::UsageError);
 }
@@ -81,7 +83,8 @@ std::optional<Solution> even_by_enumeration(const Profile& p, Size n) {
       const auto [lo, hi] = std::minmax_element(x.begin(), x.end());
       const Size spread = *hi - *lo;
       const Solution s = make_solution(p, x, n);
-      if (spread < best_spread || (spread == best_spread && (s.time < best->time || (s.time == best->time && s.energy < best->energy)))) {
+      if (spread < best_spread ||
+          (spread == best_spread && (s.time < best->time || (s.time == best->time && s.energy < best->energy)))) {
         best_spread = spread;
         best = s;
       }
@@ -136,6 +139,7 @@ TEST(EvenSplit, TheUsualSplitWhenEverySizeIsThere) {
 }
 
 TEST(DynamicProgramme, OptionsDoNotChangeTheFront) {
+  const detail::RaisedThreadCap big_node(16);  // as many threads as a big node has, whatever the cores here
   std::mt19937_64 rng(23);
   for (int i = 0; i < 12; ++i) {
     const int p = 3 + i % 5;

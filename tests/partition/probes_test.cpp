@@ -7,6 +7,7 @@
 #include "dp_kernels.hpp"
 #include "instance.hpp"
 #include "probes.hpp"
+#include "threads.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -244,6 +245,7 @@ TEST(Probes, LevelBoundsAreTheDoubleAboveTheLargestEnergy) {
 // over the times before its target's next point. The front, bit for bit (times, energies,
 // distributions), is the one found with no bound at all, for few and many probes.
 TEST(Probes, BoundsLeaveTheFrontBitForBit) {
+  const detail::RaisedThreadCap big_node(16);  // as many threads as a big node has, whatever the cores here
   std::mt19937_64 rng(4242);
   for (int i = 0; i < 12; ++i) {
     const int p = 3 + i % 5, m = 20 + 7 * (i % 4);

@@ -4,6 +4,7 @@
 // front must be bit for bit the one of an unlimited run
 // (times, energies and distributions), whatever level the limit trips at and on any threads.
 #include "test_support.hpp"
+#include "threads.hpp"
 
 #include <cstdint>
 #include <random>
@@ -87,6 +88,7 @@ void check_limits(const Profile& profile, Size n, unsigned threads, int probes, 
 }
 
 TEST(SweepMemory, LimitedSweepGivesTheUnlimitedFront) {
+  const detail::RaisedThreadCap big_node(16);  // as many threads as a big node has, whatever the cores here
   std::mt19937_64 rng(2016);
   Tally tally;
   for (int i = 0; i < 60; ++i) {
@@ -116,6 +118,7 @@ TEST(SweepMemory, LimitedSweepGivesTheUnlimitedFront) {
 // Processors with many sizes and energies that jump: large levels, so that segments of several
 // levels, cut by the limit, are swept again.
 TEST(SweepMemory, LargeLevelsOnManyProcessors) {
+  const detail::RaisedThreadCap big_node(16);  // as many threads as a big node has, whatever the cores here
   std::mt19937_64 rng(1616);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   Tally tally;

@@ -2,6 +2,7 @@
 // of the sources by time, the sweep and the collecting of its points are all split between
 // threads, and the front bit for bit the one of a single thread (times, energies, distributions).
 #include "test_support.hpp"
+#include "threads.hpp"
 
 #include <random>
 #include <string>
@@ -14,6 +15,7 @@ using testing::identical;
 using testing::jumpy_profile;
 
 TEST(DynamicProgramme, ManyThreadsGiveTheFrontOfOneBitForBit) {
+  const detail::RaisedThreadCap big_node(16);  // as many threads as a big node has, whatever the cores here
   std::mt19937_64 rng(1616);
   for (int i = 0; i < 4; ++i) {
     const int p = 8 + i % 3;

@@ -21,7 +21,7 @@
 namespace ctrl::partition {
 
 struct ApproxOptions {
-  unsigned threads = 0;  // 0: every core this process may use
+  unsigned threads = 0;  // 0: every core this process may use; more than those is a ctrl::UsageError
 };
 
 struct ApproxStats {
@@ -34,7 +34,8 @@ struct ApproxStats {
 
 // The (1 + epsilon)-approximate (time, dynamic energy) front, sorted by time, one distribution
 // per point; empty when the workload cannot be split. Throws ctrl::UsageError for an empty
-// profile, a workload that is not positive, or an epsilon that is not a positive finite number.
+// profile, a workload that is not positive, an epsilon that is not a positive finite number, or
+// more threads than cores; ctrl::DeviceError where the system will not start a thread.
 Front approximate_front(const Profile& profile, Size workload, double epsilon, const ApproxOptions& options = {},
                         ApproxStats* stats = nullptr);
 

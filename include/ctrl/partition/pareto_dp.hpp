@@ -36,7 +36,9 @@ enum class ClassUse {
 };
 
 struct DpOptions {
-  unsigned threads = 0;  // 0: every core this process may use (one for small instances)
+  // 0: every core this process may use (one for small instances); more than those cores is a
+  // ctrl::UsageError.
+  unsigned threads = 0;
   // Time thresholds for the energy bounds; 0 turns those bounds off. Negative (the default): 64,
   // or 128 on large instances (those swept on several threads), where the sweep's points cost more
   // than the thresholds' programmes (bench/results/partition-processors.md).
@@ -83,7 +85,8 @@ struct DpStats {
 };
 
 // The exact (time, dynamic energy) Pareto front; empty when the workload cannot be split.
-// Throws ctrl::UsageError for an empty profile or a workload that is not positive.
+// Throws ctrl::UsageError for an empty profile, a workload that is not positive, or more threads
+// than cores; ctrl::DeviceError where the system will not start a thread (ulimit -u).
 Front pareto_front_dp(const Profile& profile, Size workload, const DpOptions& options = {}, DpStats* stats = nullptr);
 
 }  // namespace ctrl::partition

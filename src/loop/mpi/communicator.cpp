@@ -4,6 +4,7 @@
 
 #include <ctrl/loop/selection.hpp>
 
+#include <ctrl/detail/start_threads.hpp>
 #include <ctrl/errors.hpp>
 #include <ctrl/io/files.hpp>
 
@@ -19,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace ctrl::loop::mpi {
@@ -40,7 +42,8 @@ void check(int rc, const Communicator& comm, const char* call, const char* what)
   char text[MPI_MAX_ERROR_STRING] = {};
   int len = 0;
   MPI_Error_string(rc, text, &len);
-  comm.abort(exit_other_rank, fmt::format("{} failed while {}: {}", call, what, std::string(text, static_cast<std::size_t>(len))));
+  comm.abort(exit_other_rank,
+             fmt::format("{} failed while {}: {}", call, what, std::string(text, static_cast<std::size_t>(len))));
 }
 
 // The rank the launcher gave this process, known before MPI_Init (0 without one).
@@ -51,9 +54,10 @@ int launcher_rank() {
 }
 
 std::string no_answer(double timeout_s, const char* what) {
-  return fmt::format("no answer from the other ranks within {:g} s while {}: a rank is hung or its node is unreachable "
-                     "(--rank-timeout sets the wait); stopping the whole job",
-                     timeout_s, what);
+  return fmt::format(
+      "no answer from the other ranks within {:g} s while {}: a rank is hung or its node is unreachable "
+      "(--rank-timeout sets the wait); stopping the whole job",
+      timeout_s, what);
 }
 
 // MPI_Init_thread and MPI_Finalize wait for every rank and have no deadline of their own: a rank
@@ -64,16 +68,18 @@ std::string no_answer(double timeout_s, const char* what) {
 class BlockingCallGuard {
  public:
   BlockingCallGuard(double timeout_s, std::string message)
-      : watcher_([timeout_s, message = std::move(message)](std::stop_token stop) {
-          std::mutex m;
-          std::condition_variable_any cv;
-          std::unique_lock lock(m);
-          (void)cv.wait_for(lock, stop, std::chrono::duration<double>(timeout_s), [] { return false; });
-          if (stop.stop_requested()) return;  // the call returned in time
-          std::fprintf(stderr, "%s\n", message.c_str());
-          std::fflush(stderr);
-          std::_Exit(exit_other_rank);  // before MPI_Init's return or after the last step: no file is half written
-        }) {}
+      : watcher_(ctrl::detail::start_thread<std::jthread>(
+            "the watcher of an MPI start-up or shutdown",
+            [timeout_s, message = std::move(message)](std::stop_token stop) {
+              std::mutex m;
+              std::condition_variable_any cv;
+              std::unique_lock lock(m);
+              (void)cv.wait_for(lock, stop, std::chrono::duration<double>(timeout_s), [] { return false; });
+              if (stop.stop_requested()) return;  // the call returned in time
+              std::fprintf(stderr, "%s\n", message.c_str());
+              std::fflush(stderr);
+              std::_Exit(exit_other_rank);  // before MPI_Init's return or after the last step: no file is half written
+            })) {}
   // Stops the watcher as soon as the call has returned (jthread: request_stop, then join).
   ~BlockingCallGuard() = default;
   BlockingCallGuard(const BlockingCallGuard&) = delete;
@@ -84,7 +90,8 @@ class BlockingCallGuard {
 };
 
 int to_int(std::size_t n, const Communicator& comm, const char* what) {
-  if (n > static_cast<std::size_t>(INT_MAX)) comm.abort(exit_other_rank, fmt::format("{}: {} items are too many for one MPI message", what, n));
+  if (n > static_cast<std::size_t>(INT_MAX))
+    comm.abort(exit_other_rank, fmt::format("{}: {} items are too many for one MPI message", what, n));
   return static_cast<int>(n);
 }
 
@@ -101,7 +108,8 @@ Communicator::Communicator(double timeout_s) : timeout_s_(timeout_s) {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (initialized == 0) {
-    const BlockingCallGuard guard(timeout_s_, fmt::format("ctrl: {}: {}", who(), no_answer(timeout_s_, "starting MPI (MPI_Init)")));
+    const BlockingCallGuard guard(timeout_s_,
+                                  fmt::format("ctrl: {}: {}", who(), no_answer(timeout_s_, "starting MPI (MPI_Init)")));
     int provided = 0;
     if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
       throw DeviceError("MPI could not be initialised (MPI_Init_thread failed)");
@@ -118,7 +126,12 @@ Communicator::~Communicator() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized != 0) return;
-  const BlockingCallGuard guard(timeout_s_, fmt::format("ctrl: {}: {}", who(), no_answer(timeout_s_, "ending MPI (MPI_Finalize)")));
+  std::optional<BlockingCallGuard> guard;
+  try {
+    guard.emplace(timeout_s_, fmt::format("ctrl: {}: {}", who(), no_answer(timeout_s_, "ending MPI (MPI_Finalize)")));
+  } catch (const DeviceError&) {
+    // No thread for the watcher (ulimit -u): a destructor cannot fail, so MPI ends unwatched.
+  }
   MPI_Finalize();
 }
 
@@ -139,7 +152,8 @@ std::string Communicator::describe_errors(const std::vector<std::string>& errors
   std::string text;
   for (std::size_t r = 0; r < errors.size(); ++r) {
     if (errors[r].empty()) continue;
-    const std::string rank = r < hosts.size() ? who(static_cast<int>(r), hosts[r]) : fmt::format("rank {} of {}", r, size_);
+    const std::string rank =
+        r < hosts.size() ? who(static_cast<int>(r), hosts[r]) : fmt::format("rank {} of {}", r, size_);
     text += fmt::format("{}{}: {}", text.empty() ? "" : "; ", rank, errors[r]);
   }
   return text;
@@ -156,7 +170,8 @@ void Communicator::abort(int code, const std::string& message) const {
 void Communicator::wait(void* request, const char* what) {
   auto* r = static_cast<MPI_Request*>(request);
   using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s_));
+  const auto deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s_));
   for (int polls = 0;; ++polls) {
     int done = 0;
     check(MPI_Test(r, &done, MPI_STATUS_IGNORE), *this, "MPI_Test", what);

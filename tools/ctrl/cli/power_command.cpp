@@ -10,6 +10,7 @@
 
 #include <ctrl/loop/machine.hpp>
 
+#include <ctrl/detail/start_threads.hpp>
 #include <ctrl/device_spec.hpp>
 #include <ctrl/energy.hpp>
 
@@ -73,17 +74,22 @@ std::vector<DeviceMeter> open_meters(const PowerArgs& a) {
 void on_every_meter(std::vector<DeviceMeter>& meters, const std::function<void(std::size_t, energy::Meter&)>& work) {
   std::vector<std::exception_ptr> errors(meters.size());
   {
+    std::vector<std::size_t> metered;
+    for (std::size_t i = 0; i < meters.size(); ++i)
+      if (meters[i].meter) metered.push_back(i);
     std::vector<std::jthread> threads;
-    for (std::size_t i = 0; i < meters.size(); ++i) {
-      if (!meters[i].meter) continue;
-      threads.emplace_back([&, i] {
-        try {
-          work(i, *meters[i].meter);
-        } catch (...) {
-          errors[i] = std::current_exception();
-        }
-      });
-    }
+    ctrl::detail::start_threads(
+        threads, metered.size(),
+        [&](std::size_t k) {
+          return [&, i = metered[k]] {
+            try {
+              work(i, *meters[i].meter);
+            } catch (...) {
+              errors[i] = std::current_exception();
+            }
+          };
+        },
+        "a reader of the devices' meters");
   }
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
