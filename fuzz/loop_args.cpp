@@ -16,7 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
     const std::vector<ctrl::index_t> sizes = wl::parse_sizes(text);
-    if (sizes.empty() || sizes.front() <= 0 || std::adjacent_find(sizes.begin(), sizes.end(), std::greater_equal<>()) != sizes.end())
+    if (sizes.empty() || sizes.front() <= 0 ||
+        std::adjacent_find(sizes.begin(), sizes.end(), std::greater_equal<>()) != sizes.end())
       ctrl::fuzz::fail("--sizes gave sizes that are not positive, sorted and unique");
   } catch (const ctrl::UsageError&) {
   }

@@ -44,10 +44,11 @@ void* cuda_backend() {
   const std::string path = cuda_backend_path();
   lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr)
-    throw DeviceError(fmt::format("the CUDA backend could not be loaded ({}): a CUDA controller needs ctrl's "
-                                  "backend beside libctrl and the CUDA runtime, cuBLAS and cuFFT libraries on "
-                                  "this node",
-                                  dlerror()));
+    throw DeviceError(
+        fmt::format("the CUDA backend could not be loaded ({}): a CUDA controller needs ctrl's "
+                    "backend beside libctrl and the CUDA runtime, cuBLAS and cuFFT libraries on "
+                    "this node",
+                    dlerror()));
   return lib;
 }
 

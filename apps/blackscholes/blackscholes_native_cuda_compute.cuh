@@ -18,8 +18,8 @@ __global__ void blackscholes_kernel(T* call, T* put, const T* price, const T* st
   }
 }
 
-inline void blackscholes(float* call, float* put, const float* price, const float* strike, const float* years,
-                         float r, float v, std::int64_t n, cudaStream_t s) {
+inline void blackscholes(float* call, float* put, const float* price, const float* strike, const float* years, float r,
+                         float v, std::int64_t n, cudaStream_t s) {
   const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(float);
   float* dp = device_alloc<float>(static_cast<std::size_t>(n), s);
   float* ds = device_alloc<float>(static_cast<std::size_t>(n), s);

@@ -52,9 +52,11 @@ inline Problem blackscholes_problem(BlackScholesParams& params) {
                               uniform_array(shape, seed, 2, 0.25F, 10.0F)};
   };
   p.verify = [&params](const Inputs& in, const std::vector<Array>& out) {
-    const auto ref = reference::blackscholes(in["price"].data, in["strike"].data, in["years"].data,
-                                             static_cast<float>(params.riskfree), static_cast<float>(params.volatility));
-    return combine({compare("call", out[0].data, ref.call, 2e-4, 2e-5), compare("put", out[1].data, ref.put, 2e-4, 2e-5)});
+    const auto ref =
+        reference::blackscholes(in["price"].data, in["strike"].data, in["years"].data,
+                                static_cast<float>(params.riskfree), static_cast<float>(params.volatility));
+    return combine(
+        {compare("call", out[0].data, ref.call, 2e-4, 2e-5), compare("put", out[1].data, ref.put, 2e-4, 2e-5)});
   };
   p.parameters = [&params] {
     return "riskfree=" + number(params.riskfree) + " volatility=" + number(params.volatility);

@@ -11,8 +11,9 @@
 namespace apps {
 
 std::vector<ctrl::loop::Parameter> blackscholes_parameters() {
-  return {{.name = "riskfree", .help = "the riskless interest rate, a year", .value = 0.02},
-          {.name = "volatility", .help = "the volatility, a year (> 0)", .value = 0.30, .min = 0, .min_exclusive = true}};
+  return {
+      {.name = "riskfree", .help = "the riskless interest rate, a year", .value = 0.02},
+      {.name = "volatility", .help = "the volatility, a year (> 0)", .value = 0.30, .min = 0, .min_exclusive = true}};
 }
 
 std::unique_ptr<ctrl::loop::Workload> blackscholes_workload(const ctrl::loop::Settings& settings) {

@@ -55,7 +55,7 @@ std::string program_name(const std::string& problem, Flavor flavor);
 struct Options {
   std::string device = "cpu";
   std::vector<std::pair<std::string, std::string>> in, out;  // NAME, PATH
-  std::vector<std::string> renders;  // a path per Problem::renders entry, empty where not asked
+  std::vector<std::string> renders;                          // a path per Problem::renders entry, empty where not asked
   // --size; once the session starts, the problem's default size where neither --size nor --in
   // was given (so a problem without inputs reads its size here).
   std::vector<std::int64_t> size;
@@ -230,7 +230,8 @@ int run(const Problem& problem, Flavor flavor, int argc, char** argv, const Body
 
 // The cores a native twin uses for a --device text: the listed cores for CPU-style kinds, all
 // the cores this process may use for "cpu" (its affinity mask when it started, whatever threads
-// were pinned since); other kinds (cuda) are ignored with a note and give all usable cores. Throws BadInput naming cores that do not exist or are not allowed.
+// were pinned since); other kinds (cuda) are ignored with a note and give all usable cores. Throws BadInput naming
+// cores that do not exist or are not allowed.
 std::vector<int> native_cores(const ctrl::DeviceSpec& device, std::string* note = nullptr);
 
 // The result line's checksum: the sum of every element of every output, in double.

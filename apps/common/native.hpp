@@ -38,7 +38,8 @@ inline void pin_openmp(const std::vector<int>& cores) {
     throw ctrl::DeviceError("OpenMP gave a team of " + std::to_string(team.load()) + " threads for " +
                             std::to_string(n) + " cores (" + ctrl::format_cores(cores) + ")");
   }
-  if (failed.load() >= 0) throw ctrl::DeviceError("cannot pin an OpenMP thread to core " + std::to_string(failed.load()));
+  if (failed.load() >= 0)
+    throw ctrl::DeviceError("cannot pin an OpenMP thread to core " + std::to_string(failed.load()));
 }
 
 // The cores each thread of the current team runs on now (for tests): element t is thread t's.

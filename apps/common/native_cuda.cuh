@@ -54,8 +54,10 @@ class Stream {
 class HostPin {
  public:
   HostPin(const void* p, std::size_t bytes) : p_(const_cast<void*>(p)) {
-    if (bytes) APPS_CUDA(cudaHostRegister(p_, bytes, cudaHostRegisterPortable));
-    else p_ = nullptr;
+    if (bytes)
+      APPS_CUDA(cudaHostRegister(p_, bytes, cudaHostRegisterPortable));
+    else
+      p_ = nullptr;
   }
   ~HostPin() {
     if (p_) cudaHostUnregister(p_);

@@ -120,8 +120,9 @@ class DgemmProblem final : public Problem {
           bound += std::fabs(ai[j]) * row_abs_[j];
         }
         const double tol = 4 * g * (bound + abs_c) + std::numeric_limits<double>::min();
-        notes.note(std::fabs(sum_c - ref), tol,
-                   [&] { return fmt::format("row {}: sum {} against {} (tolerance {:.3g})", first_ + i, sum_c, ref, tol); });
+        notes.note(std::fabs(sum_c - ref), tol, [&] {
+          return fmt::format("row {}: sum {} against {} (tolerance {:.3g})", first_ + i, sum_c, ref, tol);
+        });
         ++check.rows_checked;
       }
       // First, middle and last rows of the block, element by element.
@@ -188,8 +189,8 @@ std::string DgemmWorkload::summary(index_t cols) const {
   return fmt::format("dgemm: C[x x {0}] = A[x x {0}] . B[{0} x {0}] in double, x rows per processor", cols);
 }
 
-std::unique_ptr<Problem> DgemmWorkload::make_window(index_t rows, index_t cols, std::size_t slots,
-                                                    std::uint64_t seed, index_t first_row) const {
+std::unique_ptr<Problem> DgemmWorkload::make_window(index_t rows, index_t cols, std::size_t slots, std::uint64_t seed,
+                                                    index_t first_row) const {
   return std::make_unique<DgemmProblem>(rows, cols, slots, seed, first_row);
 }
 

@@ -38,7 +38,9 @@ class DgemmWorkload final : public Workload {
                                        index_t first_row) const override;
   std::vector<ArrayShape> arrays(index_t rows, index_t cols, std::size_t slots) const override {
     const auto b = static_cast<index_t>(slots);
-    return {{"A", 1, rows, cols, sizeof(double)}, {"C", 1, rows, cols, sizeof(double)}, {"B", b, cols, cols, sizeof(double)}};
+    return {{"A", 1, rows, cols, sizeof(double)},
+            {"C", 1, rows, cols, sizeof(double)},
+            {"B", b, cols, cols, sizeof(double)}};
   }
 };
 

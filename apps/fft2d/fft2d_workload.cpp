@@ -142,8 +142,8 @@ class Fft2dProblem final : public Problem {
         });
         const double tol = c * norm_x + std::numeric_limits<double>::min();
         notes.note(std::abs(cdouble(yi[0]) - sum), tol, [&] {
-          return fmt::format("Y({}, 0) = {} against the row's sum {} (tolerance {:.3g})", first_ + i, fmt_c(yi[0]), fmt_c(sum),
-                             tol);
+          return fmt::format("Y({}, 0) = {} against the row's sum {} (tolerance {:.3g})", first_ + i, fmt_c(yi[0]),
+                             fmt_c(sum), tol);
         });
         ++check.rows_checked;
       }
@@ -159,7 +159,8 @@ class Fft2dProblem final : public Problem {
         const double tol = c * std::sqrt(ex) + std::numeric_limits<double>::min();
         for (std::size_t k = 0; k < n; ++k)
           notes.note(std::abs(cdouble(yi[k]) - ref[k]), tol, [&] {
-            return fmt::format("Y({}, {}) = {} against {} (tolerance {:.3g})", first_ + i, k, fmt_c(yi[k]), fmt_c(ref[k]), tol);
+            return fmt::format("Y({}, {}) = {} against {} (tolerance {:.3g})", first_ + i, k, fmt_c(yi[k]),
+                               fmt_c(ref[k]), tol);
           });
       }
     }
@@ -230,9 +231,10 @@ void FftRows::cpu_library(CpuContext& ctx, Out<cfloat, 2> y, In<cfloat, 2> x) co
 }
 
 std::string Fft2dWorkload::summary(index_t cols) const {
-  return fmt::format("fft2d: row phase of a 2-D FFT, Y[x x {0}] = FFT_{0}(X) row by row, complex float, x rows per "
-                     "processor",
-                     cols);
+  return fmt::format(
+      "fft2d: row phase of a 2-D FFT, Y[x x {0}] = FFT_{0}(X) row by row, complex float, x rows per "
+      "processor",
+      cols);
 }
 
 double Fft2dWorkload::flops(index_t rows, index_t cols) const {
@@ -240,8 +242,8 @@ double Fft2dWorkload::flops(index_t rows, index_t cols) const {
   return 5.0 * static_cast<double>(rows) * n * std::log2(n);
 }
 
-std::unique_ptr<Problem> Fft2dWorkload::make_window(index_t rows, index_t cols, std::size_t slots,
-                                                    std::uint64_t seed, index_t first_row) const {
+std::unique_ptr<Problem> Fft2dWorkload::make_window(index_t rows, index_t cols, std::size_t slots, std::uint64_t seed,
+                                                    index_t first_row) const {
   (void)slots;  // rows, cols and slots: Workload::check_size (make_problem)
   if (first_row < 0) throw UsageError(fmt::format("fft2d: a window cannot start at row {}", first_row));
   return std::make_unique<Fft2dProblem>(rows, cols, seed, first_row);

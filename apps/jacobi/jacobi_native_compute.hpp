@@ -16,8 +16,9 @@ inline void jacobi(float* m, float* copy, std::int64_t rows, std::int64_t cols, 
     for (std::int64_t x = 0; x < rows - 2; ++x)
       for (std::int64_t y = 0; y < cols - 2; ++y) {
         const std::int64_t i = x + 1, j = y + 1;
-        m[i * cols + j] = (copy[(i + 1) * cols + j] + copy[(i - 1) * cols + j] + copy[i * cols + j + 1] +
-                           copy[i * cols + j - 1]) * 0.25F;
+        m[i * cols + j] =
+            (copy[(i + 1) * cols + j] + copy[(i - 1) * cols + j] + copy[i * cols + j + 1] + copy[i * cols + j - 1]) *
+            0.25F;
       }
   }
 }

@@ -15,8 +15,8 @@ inline std::vector<double> jacobi(std::span<const float> m, std::size_t rows, st
     prev = cur;
     for (std::size_t i = 1; i + 1 < rows; ++i)
       for (std::size_t j = 1; j + 1 < cols; ++j)
-        cur[i * cols + j] = (prev[(i + 1) * cols + j] + prev[(i - 1) * cols + j] + prev[i * cols + j + 1] +
-                             prev[i * cols + j - 1]) / 4;
+        cur[i * cols + j] =
+            (prev[(i + 1) * cols + j] + prev[(i - 1) * cols + j] + prev[i * cols + j + 1] + prev[i * cols + j - 1]) / 4;
   }
   return cur;
 }

@@ -29,7 +29,8 @@ std::unique_ptr<ctrl::loop::Workload> matadd_workload() {
       notes.rows_checked(static_cast<std::size_t>(blk.rows()));
     }
   });
-  w->flops([](ctrl::index_t rows, ctrl::index_t cols) { return static_cast<double>(rows) * static_cast<double>(cols); });
+  w->flops(
+      [](ctrl::index_t rows, ctrl::index_t cols) { return static_cast<double>(rows) * static_cast<double>(cols); });
   return w;
 }
 

@@ -1,5 +1,6 @@
 // matmul on a ctrl controller: a (m x k), b (k x n) -> c, with the generic kernel or the OpenBLAS
-// variant (--variant generic|blas|native: cuBLAS / the samples' shared-memory kernel on GPUs). See docs/case-studies.md.
+// variant (--variant generic|blas|native: cuBLAS / the samples' shared-memory kernel on GPUs). See
+// docs/case-studies.md.
 #include "common/app.hpp"
 #include "matmul/matmul_kernels.hpp"
 #include "matmul/matmul_problem.hpp"

@@ -40,15 +40,13 @@ struct MatMulCuda : MatMul {
     if (row < m && col < n) c(row, col) = sum;
   }
 
-  void cuda_library(ctrl::CudaContext& ctx, ctrl::Out<float, 2> c, ctrl::In<float, 2> a,
-                    ctrl::In<float, 2> b) const {
-    const auto m = static_cast<int>(c.extent(0)), n = static_cast<int>(c.extent(1)),
-               k = static_cast<int>(a.extent(1));
+  void cuda_library(ctrl::CudaContext& ctx, ctrl::Out<float, 2> c, ctrl::In<float, 2> a, ctrl::In<float, 2> b) const {
+    const auto m = static_cast<int>(c.extent(0)), n = static_cast<int>(c.extent(1)), k = static_cast<int>(a.extent(1));
     if (m == 0 || n == 0) return;
     const float one = 1.0F, zero = 0.0F;
     const int ldb = n, lda = k > 0 ? k : 1;  // k == 0: c = 0 (beta)
-    ctrl::cublas_check(cublasSgemm(ctx.cublas(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b.data(), ldb, a.data(),
-                                   lda, &zero, c.data(), n),
+    ctrl::cublas_check(cublasSgemm(ctx.cublas(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b.data(), ldb, a.data(), lda,
+                                   &zero, c.data(), n),
                        "cublasSgemm");
   }
 };

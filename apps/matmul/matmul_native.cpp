@@ -21,8 +21,10 @@ int main(int argc, char** argv) {
     apps::native::pin_openmp(s.cores());
     const bool blas = params.variant == "blas";
     s.measure([&] {
-      if (blas) apps::native::matmul_blas(c.data(), a.data.data(), b.data.data(), m, k, n);
-      else apps::native::matmul_generic(c.data(), a.data.data(), b.data.data(), m, k, n);
+      if (blas)
+        apps::native::matmul_blas(c.data(), a.data.data(), b.data.data(), m, k, n);
+      else
+        apps::native::matmul_generic(c.data(), a.data.data(), b.data.data(), m, k, n);
     });
     s.output("c", c, {a.shape[0], b.shape[1]});
   });

@@ -12,8 +12,7 @@
 namespace apps::native_cuda {
 
 template <class T>
-__global__ void matmul_naive_kernel(T* c, const T* a, const T* b, std::int64_t m, std::int64_t k,
-                                    std::int64_t n) {
+__global__ void matmul_naive_kernel(T* c, const T* a, const T* b, std::int64_t m, std::int64_t k, std::int64_t n) {
   const std::int64_t col = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::int64_t row = static_cast<std::int64_t>(blockIdx.y) * blockDim.y + threadIdx.y;
   if (row < m && col < n) {
@@ -79,7 +78,8 @@ inline void matmul_on_device(MatMulKind kind, float* dc, const float* da, const 
       const cublasStatus_t st =
           cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &one,
                       db, static_cast<int>(n), da, static_cast<int>(k > 0 ? k : 1), &zero, dc, static_cast<int>(n));
-      if (st != CUBLAS_STATUS_SUCCESS) throw ctrl::DeviceError(std::string("cublasSgemm failed: ") + cublasGetStatusName(st));
+      if (st != CUBLAS_STATUS_SUCCESS)
+        throw ctrl::DeviceError(std::string("cublasSgemm failed: ") + cublasGetStatusName(st));
       break;
     }
   }

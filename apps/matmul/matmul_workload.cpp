@@ -49,7 +49,8 @@ std::unique_ptr<ctrl::loop::Workload> matmul_workload() {
                       bound[j] += std::abs(p);
                     }
                   for (std::size_t j = 0; j < n; ++j)
-                    notes.note(std::abs(C[row + j] - ref[j]), static_cast<double>(n + 2) * 0x1p-24 * bound[j] + 0x1p-149,
+                    notes.note(std::abs(C[row + j] - ref[j]),
+                               static_cast<double>(n + 2) * 0x1p-24 * bound[j] + 0x1p-149,
                                [&] { return words("c(", i, ", ", j, ") = ", C[row + j], " against ", ref[j]); });
                 }
                 notes.rows_checked(sample.size());

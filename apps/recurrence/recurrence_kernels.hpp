@@ -21,8 +21,7 @@ CTRL_HOST_DEVICE inline float step(float x, float u) {
 struct Recurrence {
   static constexpr const char* name = "recurrence";
   static constexpr ctrl::Traits traits{ctrl::coalescing::full, ctrl::arith::high, ctrl::sharing::low};
-  CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::Out<float, 2> y, ctrl::In<float, 2> x,
-                                   int iterations) const {
+  CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::Out<float, 2> y, ctrl::In<float, 2> x, int iterations) const {
     const float u = x(t.x, t.y);
     float v = u;
     for (int i = 0; i < iterations; ++i) v = rec::step(v, u);

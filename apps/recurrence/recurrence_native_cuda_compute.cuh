@@ -17,8 +17,7 @@ __global__ void recurrence_kernel(T* y, const T* x, std::int64_t n, int iteratio
   }
 }
 
-inline void recurrence(float* y, const float* x, std::int64_t rows, std::int64_t cols, int iterations,
-                       cudaStream_t s) {
+inline void recurrence(float* y, const float* x, std::int64_t rows, std::int64_t cols, int iterations, cudaStream_t s) {
   const std::int64_t n = rows * cols;
   const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(float);
   float* dx = device_alloc<float>(static_cast<std::size_t>(n), s);

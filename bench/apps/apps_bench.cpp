@@ -106,7 +106,8 @@ void timed(benchmark::State& state, Setup&& setup, Body&& body) {
 }
 template <class Body>
 void timed(benchmark::State& state, Body&& body) {
-  timed(state, [] {}, std::forward<Body>(body));
+  timed(
+      state, [] {}, std::forward<Body>(body));
 }
 
 template <std::size_t N>
@@ -120,7 +121,8 @@ ctrl::Tile<float, N> tile_from(const apps::Array& a, const index_t (&ext)[N], co
 // The largest case (3 x 576 MiB): the inputs are made once, straight into the ctrl tiles, and the
 // twin reads them from there (a detached tile's memory is plain host memory).
 struct MatAddData {
-  ctrl::Tile<float, 2> a{{kMatAdd[0], kMatAdd[1]}, "a"}, b{{kMatAdd[0], kMatAdd[1]}, "b"}, c{{kMatAdd[0], kMatAdd[1]}, "c"};
+  ctrl::Tile<float, 2> a{{kMatAdd[0], kMatAdd[1]}, "a"}, b{{kMatAdd[0], kMatAdd[1]}, "b"},
+      c{{kMatAdd[0], kMatAdd[1]}, "c"};
   std::vector<float> c_native = std::vector<float>(a.size());
   MatAddData() {
     apps::fill_uniform(a.elements(), kSeed, 0, -1, 1);  // what apps::matadd_problem().generate makes
@@ -255,8 +257,10 @@ void matmul_native(benchmark::State& state, bool blas, const std::vector<std::in
   apps::blas_single_threaded();
   apps::native::pin_openmp(cores());
   timed(state, [&] {
-    if (blas) apps::native::matmul_blas(c.data(), in[0].data.data(), in[1].data.data(), n, n, n);
-    else apps::native::matmul_generic(c.data(), in[0].data.data(), in[1].data.data(), n, n, n);
+    if (blas)
+      apps::native::matmul_blas(c.data(), in[0].data.data(), in[1].data.data(), n, n, n);
+    else
+      apps::native::matmul_generic(c.data(), in[0].data.data(), in[1].data.data(), n, n, n);
   });
 }
 
@@ -287,7 +291,9 @@ void recurrence_native(benchmark::State& state) {
   const auto& in = recurrence_in();
   std::vector<float> y(in[0].data.size());
   apps::native::pin_openmp(cores());
-  timed(state, [&] { apps::native::recurrence(y.data(), in[0].data.data(), kRecurrence[0], kRecurrence[1], kRecurrenceIterations); });
+  timed(state, [&] {
+    apps::native::recurrence(y.data(), in[0].data.data(), kRecurrence[0], kRecurrence[1], kRecurrenceIterations);
+  });
 }
 
 std::string dims(const std::vector<std::int64_t>& s) {
@@ -356,8 +362,10 @@ void register_all() {
     const char* name;
     omp_sched_t kind;
     int chunk;
-  } schedules[] = {{"static", omp_sched_static, 0},   {"static1", omp_sched_static, 1},
-                   {"dynamic1", omp_sched_dynamic, 1}, {"dynamic8", omp_sched_dynamic, 8},
+  } schedules[] = {{"static", omp_sched_static, 0},
+                   {"static1", omp_sched_static, 1},
+                   {"dynamic1", omp_sched_dynamic, 1},
+                   {"dynamic8", omp_sched_dynamic, 8},
                    {"guided", omp_sched_guided, 1}};
   for (const auto& sch : schedules) {
     reg(mandel + "/native_" + sch.name,

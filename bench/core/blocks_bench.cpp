@@ -133,10 +133,9 @@ void BM_mandelbrot_one_worker(benchmark::State& s) { mandelbrot<ctrl::cost::regu
 
 }  // namespace
 
-#define CTRL_BLOCKS_BENCH(f, seconds) \
-  BENCHMARK(f)->MinTime(seconds)->UseManualTime()->ComputeStatistics("min", [](const std::vector<double>& v) { \
-    return *std::min_element(v.begin(), v.end());                                                          \
-  })
+#define CTRL_BLOCKS_BENCH(f, seconds)                                 \
+  BENCHMARK(f)->MinTime(seconds)->UseManualTime()->ComputeStatistics( \
+      "min", [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); })
 CTRL_BLOCKS_BENCH(BM_regular_NxN, 1.0);
 CTRL_BLOCKS_BENCH(BM_regular_1xN, 1.0);
 CTRL_BLOCKS_BENCH(BM_regular_Nx1, 1.0);

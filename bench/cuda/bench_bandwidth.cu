@@ -74,8 +74,9 @@ CUDA_BENCH(BM_MatAddBandwidth) {
   const double bw = 3.0 * static_cast<double>(a.bytes()) / t;
   const unsigned items = table_items<apps::MatAdd>(ctrl::Threads(n, n));
   state.counters["items"] = items;
-  cudabench::report(state, {"bandwidth", "matadd (16384x16384, generic, " + std::to_string(items) + " items per thread)",
-                            "GB/s", bw / 1e9, d2d_bandwidth() / 1e9, 0.90, false, "device-to-device copy"});
+  cudabench::report(
+      state, {"bandwidth", "matadd (16384x16384, generic, " + std::to_string(items) + " items per thread)", "GB/s",
+              bw / 1e9, d2d_bandwidth() / 1e9, 0.90, false, "device-to-device copy"});
 }
 BENCHMARK(BM_MatAddBandwidth)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 
@@ -100,9 +101,8 @@ struct BlackScholesIntrinsics {
               (k * (a1 + k * (a2 + k * (a3 + k * (a4 + k * a5)))));
     return d > 0 ? 1.0F - c : c;
   }
-  CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::Out<float> call, ctrl::Out<float> put,
-                                   ctrl::In<float> price, ctrl::In<float> strike, ctrl::In<float> years, float r,
-                                   float v) const {
+  CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::Out<float> call, ctrl::Out<float> put, ctrl::In<float> price,
+                                   ctrl::In<float> strike, ctrl::In<float> years, float r, float v) const {
     const float s = price(t.x), x = strike(t.x), y = years(t.x);
     const float sqrt_t = sqrtf(y);
     const float d1 = fdiv(flog(s / x) + (r + 0.5F * v * v) * y, v * sqrt_t);
@@ -126,9 +126,7 @@ void black_scholes_bandwidth(benchmark::State& state, const char* what) {
   gpu.attach(price, strike, years, call, put);
   double t = 0;
   for (auto _ : state) {
-    t = per_launch(gpu, 10, 7, [&] {
-      gpu.launch<K>(ctrl::Threads(n), call, put, price, strike, years, 0.02F, 0.30F);
-    });
+    t = per_launch(gpu, 10, 7, [&] { gpu.launch<K>(ctrl::Threads(n), call, put, price, strike, years, 0.02F, 0.30F); });
     state.SetIterationTime(t);
   }
   gpu.detach(price, strike, years, call, put);
@@ -173,8 +171,10 @@ double pinned_seconds(cudaMemcpyKind kind) {
   cudabench::fill(static_cast<float*>(h), transfer_bytes / 4, 9, 0, 1);
   cudabench::DeviceArray<char> d(transfer_bytes);
   const double t = cudabench::median_event_seconds(10, 2, [&] {
-    if (kind == cudaMemcpyHostToDevice) BENCH_CUDA(cudaMemcpyAsync(d.p, h, transfer_bytes, kind));
-    else BENCH_CUDA(cudaMemcpyAsync(h, d.p, transfer_bytes, kind));
+    if (kind == cudaMemcpyHostToDevice)
+      BENCH_CUDA(cudaMemcpyAsync(d.p, h, transfer_bytes, kind));
+    else
+      BENCH_CUDA(cudaMemcpyAsync(h, d.p, transfer_bytes, kind));
   });
   cudaFreeHost(h);
   return t;
@@ -200,9 +200,9 @@ CUDA_BENCH(BM_HostToDevice) {
     state.SetIterationTime(median(times));
   }
   const double gbps = static_cast<double>(transfer_bytes) / median(times) / 1e9;
-  cudabench::report(state, {"transfers", "host to device (1 GiB tile, never pinned by the user)", "GB/s", gbps,
-                            static_cast<double>(transfer_bytes) / raw / 1e9, 0.90, false,
-                            "cudaMemcpyAsync from cudaMallocHost"});
+  cudabench::report(
+      state, {"transfers", "host to device (1 GiB tile, never pinned by the user)", "GB/s", gbps,
+              static_cast<double>(transfer_bytes) / raw / 1e9, 0.90, false, "cudaMemcpyAsync from cudaMallocHost"});
 }
 BENCHMARK(BM_HostToDevice)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 
@@ -224,9 +224,9 @@ CUDA_BENCH(BM_DeviceToHost) {
     state.SetIterationTime(median(times));
   }
   const double gbps = static_cast<double>(transfer_bytes) / median(times) / 1e9;
-  cudabench::report(state, {"transfers", "device to host (1 GiB tile, never pinned by the user)", "GB/s", gbps,
-                            static_cast<double>(transfer_bytes) / raw / 1e9, 0.90, false,
-                            "cudaMemcpyAsync to cudaMallocHost"});
+  cudabench::report(
+      state, {"transfers", "device to host (1 GiB tile, never pinned by the user)", "GB/s", gbps,
+              static_cast<double>(transfer_bytes) / raw / 1e9, 0.90, false, "cudaMemcpyAsync to cudaMallocHost"});
 }
 BENCHMARK(BM_DeviceToHost)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 
@@ -273,12 +273,10 @@ CUDA_BENCH(BM_WrappedTransfers) {
     w = ctrl_transfer_seconds(gpu, wrapped);
     o = ctrl_transfer_seconds(gpu, owned);
     cudabench::DeviceArray<char> d(transfer_bytes);
-    ph = cudabench::median_event_seconds(10, 2, [&] {
-      BENCH_CUDA(cudaMemcpyAsync(d.p, plain.data(), transfer_bytes, cudaMemcpyHostToDevice));
-    });
-    pd = cudabench::median_event_seconds(10, 2, [&] {
-      BENCH_CUDA(cudaMemcpyAsync(plain.data(), d.p, transfer_bytes, cudaMemcpyDeviceToHost));
-    });
+    ph = cudabench::median_event_seconds(
+        10, 2, [&] { BENCH_CUDA(cudaMemcpyAsync(d.p, plain.data(), transfer_bytes, cudaMemcpyHostToDevice)); });
+    pd = cudabench::median_event_seconds(
+        10, 2, [&] { BENCH_CUDA(cudaMemcpyAsync(plain.data(), d.p, transfer_bytes, cudaMemcpyDeviceToHost)); });
     state.SetIterationTime(w.first + w.second);
   }
   auto gbps = [](double s) { return static_cast<double>(transfer_bytes) / s / 1e9; };
@@ -315,9 +313,11 @@ CUDA_BENCH(BM_PageLockingCost) {
   for (auto _ : state) {
     std::vector<double> r, u, p;
     for (int i = 0; i < 3; ++i) {
-      r.push_back(cudabench::seconds([&] { BENCH_CUDA(cudaHostRegister(h.data(), transfer_bytes, cudaHostRegisterPortable)); }));
+      r.push_back(cudabench::seconds(
+          [&] { BENCH_CUDA(cudaHostRegister(h.data(), transfer_bytes, cudaHostRegisterPortable)); }));
       u.push_back(cudabench::seconds([&] { BENCH_CUDA(cudaHostUnregister(h.data())); }));
-      p.push_back(cudabench::seconds([&] { BENCH_CUDA(cudaMemcpy(d.p, h.data(), transfer_bytes, cudaMemcpyHostToDevice)); }));
+      p.push_back(
+          cudabench::seconds([&] { BENCH_CUDA(cudaMemcpy(d.p, h.data(), transfer_bytes, cudaMemcpyHostToDevice)); }));
     }
     reg = median(r);
     unreg = median(u);

@@ -63,16 +63,15 @@ void sweep(benchmark::State& state, const char* what, const ctrl::Threads& space
   const cd::HwShape shape = cd::block_shape(traits, space);
   const double copy = cudabench::d2d_bandwidth();
   auto ratio_of = [&](const ctrl::detail::CudaGeometry& g) {
-    const double ms = launch_ms(ctx.stream(), [&] {
-      return cd::launch<K>(ctrl::Variant::generic, ctx, g, space, K{}, params...);
-    });
+    const double ms =
+        launch_ms(ctx.stream(), [&] { return cd::launch<K>(ctrl::Variant::generic, ctx, g, space, K{}, params...); });
     return bytes / (ms * 1e-3) / copy;
   };
   const ctrl::detail::CudaGeometry table = cd::geometry_for(traits, space, lim);
   const cd::Coarsening table_co =
       cd::fitted_coarsening(cd::hopper_coarsening(traits.coal, traits.ops, traits.share), shape, space, lim);
-  std::string line = strf("coarsening %s (%s, block %ux%u): effective bandwidth / D2D copy:", what,
-                          space.str().c_str(), shape.x, shape.y);
+  std::string line = strf("coarsening %s (%s, block %ux%u): effective bandwidth / D2D copy:", what, space.str().c_str(),
+                          shape.x, shape.y);
   double table_ratio = 0;
   struct Mode {
     const char* name;
@@ -88,7 +87,8 @@ void sweep(benchmark::State& state, const char* what, const ctrl::Threads& space
       line += strf(" | %s", m.name);
       for (const unsigned items : {1U, 2U, 4U, 8U}) {
         if (items == 1 && m.prefetch != cd::Prefetch::none) continue;  // one item: nothing to overlap
-        const double r = ratio_of(cd::geometry_for(shape, space, lim, cd::Coarsening{items, m.grid_stride, m.prefetch}));
+        const double r =
+            ratio_of(cd::geometry_for(shape, space, lim, cd::Coarsening{items, m.grid_stride, m.prefetch}));
         state.counters[strf("ratio_%s_i%u", m.name, items)] = r;
         line += strf(" %u: %.3f", items, r);
       }
@@ -98,7 +98,10 @@ void sweep(benchmark::State& state, const char* what, const ctrl::Threads& space
   }
   const bool table_stride = table_co.grid_stride;
   line += strf(" | table (%u items%s%s): %.3f", table.items, table_stride ? ", grid-stride" : "",
-               table.prefetch == 1 ? ", prefetch L1" : table.prefetch == 2 ? ", prefetch L2" : "", table_ratio);
+               table.prefetch == 1   ? ", prefetch L1"
+               : table.prefetch == 2 ? ", prefetch L2"
+                                     : "",
+               table_ratio);
   std::printf("%s\n", line.c_str());
   cudabench::note(line);
   state.counters["ratio_table"] = table_ratio;
@@ -125,8 +128,8 @@ CUDA_BENCH(BM_CoarseningBlackScholes) {
   cudabench::BlackScholesArrays bs(static_cast<std::size_t>(n));
   const ctrl::index_t ext[1] = {n};
   sweep<apps::BlackScholes>(state, "blackscholes", ctrl::Threads(n), 5.0 * 4 * n, ctrl::Out<float>(bs.call.p, ext),
-                            ctrl::Out<float>(bs.put.p, ext), ctrl::In<float>(bs.price.p, ext), ctrl::In<float>(bs.strike.p, ext),
-                            ctrl::In<float>(bs.years.p, ext), 0.02F, 0.30F);
+                            ctrl::Out<float>(bs.put.p, ext), ctrl::In<float>(bs.price.p, ext),
+                            ctrl::In<float>(bs.strike.p, ext), ctrl::In<float>(bs.years.p, ext), 0.02F, 0.30F);
 }
 
 // Jacobi's two kernels at the twin's size (bytes: the matrix read once and written once).

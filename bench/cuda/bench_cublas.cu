@@ -33,8 +33,10 @@ void matmul_resident(benchmark::State& state, ctrl::Variant v, nc::MatMulKind ki
   };
   auto through_ctrl = [&] {
     for (int i = 0; i < batch; ++i) {
-      if (v == ctrl::Variant::generic) gpu.launch<apps::MatMul>(v, ctrl::Threads(n, n), c, a, b);
-      else gpu.launch<apps::MatMulCuda>(v, ctrl::Threads(n, n), c, a, b);
+      if (v == ctrl::Variant::generic)
+        gpu.launch<apps::MatMul>(v, ctrl::Threads(n, n), c, a, b);
+      else
+        gpu.launch<apps::MatMulCuda>(v, ctrl::Threads(n, n), c, a, b);
     }
     gpu.wait();
   };
@@ -63,8 +65,8 @@ void matmul_resident(benchmark::State& state, ctrl::Variant v, nc::MatMulKind ki
 }
 
 CUDA_BENCH(BM_MatMulCublas) {
-  matmul_resident(state, ctrl::Variant::library, nc::MatMulKind::cublas, 8192, 4, "sgemm 8192^3, library variant (cuBLAS)",
-                  1.02, "cublasSgemm called directly");
+  matmul_resident(state, ctrl::Variant::library, nc::MatMulKind::cublas, 8192, 4,
+                  "sgemm 8192^3, library variant (cuBLAS)", 1.02, "cublasSgemm called directly");
 }
 CUDA_BENCH(BM_MatMulTiled) {
   matmul_resident(state, ctrl::Variant::native, nc::MatMulKind::tiled, 4096, 4,

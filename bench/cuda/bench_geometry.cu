@@ -105,7 +105,8 @@ void search(benchmark::State& state, const char* what, const ctrl::Threads& spac
     // The chosen geometry timed again beside the best (the search's own figure for it may be older).
     chosen_ms = time_ms(ctx.stream(), launch, chosen_g);
     const double best_again =
-        time_ms(ctx.stream(), launch, ctrl::cuda_detail::geometry_for(best_shape, space, lim, Coarsening{best_items, false, pf}));
+        time_ms(ctx.stream(), launch,
+                ctrl::cuda_detail::geometry_for(best_shape, space, lim, Coarsening{best_items, false, pf}));
     best = std::min(best, best_again);
     state.SetIterationTime(chosen_ms * 1e-3);
   }
@@ -118,10 +119,11 @@ void search(benchmark::State& state, const char* what, const ctrl::Threads& spac
   state.counters["best_cols"] = best_shape.x;
   state.counters["best_rows"] = best_shape.y;
   state.counters["best_items"] = best_items;
-  cudabench::report(state, {"geometry", strf("%s (%s), chosen %ux%u/%u vs best %ux%u/%u (cols x rows / items)", what,
-                                              traits.str().c_str(), chosen.x, chosen.y, chosen_g.items, best_shape.x,
-                                              best_shape.y, best_items),
-                            "ms", chosen_ms, best, 1.10, true, "best geometry found by search"});
+  cudabench::report(state,
+                    {"geometry",
+                     strf("%s (%s), chosen %ux%u/%u vs best %ux%u/%u (cols x rows / items)", what, traits.str().c_str(),
+                          chosen.x, chosen.y, chosen_g.items, best_shape.x, best_shape.y, best_items),
+                     "ms", chosen_ms, best, 1.10, true, "best geometry found by search"});
 }
 
 CUDA_BENCH(BM_GeometryMatAdd) {

@@ -62,7 +62,13 @@ CUDA_BENCH(BM_EmptyLaunch) {
   state.counters["raw_us"] = raw_s * 1e6;
   state.counters["ctrl_us"] = ctl_s * 1e6;
 }
-BENCHMARK(BM_EmptyLaunch)->Arg(0)->Arg(1)->ArgName("sync")->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_EmptyLaunch)
+    ->Arg(0)
+    ->Arg(1)
+    ->ArgName("sync")
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Unit(benchmark::kMicrosecond);
 
 // A CUDA graph captured by hand from what enqueue() puts on s, instantiated.
 template <class F>

@@ -1,5 +1,5 @@
-// Several GPUs in one process (issue 19). First, a tile moving GPU to GPU through ctrl (Controller::take of a 256 MiB internal tile, back and
-// forth between two controllers) against cudaMemcpyPeer of the same bytes between the same
+// Several GPUs in one process (issue 19). First, a tile moving GPU to GPU through ctrl (Controller::take of a 256 MiB
+// internal tile, back and forth between two controllers) against cudaMemcpyPeer of the same bytes between the same
 // devices, measured in the same run (interleaved rounds, medians). With two GPUs the controllers
 // are on cuda:0 and cuda:1 (a peer copy where the GPUs reach each other); with one GPU both are on
 // cuda:0 (the same path: a copy within the device). Goal: ctrl moves at >= 90 % of cudaMemcpyPeer.
@@ -143,14 +143,16 @@ BENCHMARK(BM_peer_tile_move)->UseManualTime()->Iterations(1)->Unit(benchmark::kM
 
 struct SplitDgemm {
   static constexpr const char* name = "split_dgemm";
-  void cuda_library(ctrl::CudaContext& ctx, ctrl::Out<double, 2> c, ctrl::In<double, 2> a, ctrl::In<double, 2> b) const {
+  void cuda_library(ctrl::CudaContext& ctx, ctrl::Out<double, 2> c, ctrl::In<double, 2> a,
+                    ctrl::In<double, 2> b) const {
     const int m = static_cast<int>(c.extent(0)), n = static_cast<int>(c.extent(1)), k = static_cast<int>(a.extent(1));
     const double one = 1.0, zero = 0.0;
     cublasHandle_t h = ctx.cublas();
     ctrl::cublas_check(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
     // Row-major C = A B is column-major C^T = B^T A^T: the same memory, operands swapped.
     ctrl::cublas_check(
-        cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b.data(), n, a.data(), k, &zero, c.data(), n), "cublasDgemm");
+        cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b.data(), n, a.data(), k, &zero, c.data(), n),
+        "cublasDgemm");
   }
 };
 

@@ -56,9 +56,8 @@ double d2d_bandwidth() {
     const std::size_t bytes = std::size_t{1} << 30;
     DeviceArray<char> a(bytes), b(bytes);
     BENCH_CUDA(cudaMemset(a.p, 1, bytes));
-    const double t = median_event_seconds(12, 2, [&] {
-      BENCH_CUDA(cudaMemcpyAsync(b.p, a.p, bytes, cudaMemcpyDeviceToDevice));
-    });
+    const double t =
+        median_event_seconds(12, 2, [&] { BENCH_CUDA(cudaMemcpyAsync(b.p, a.p, bytes, cudaMemcpyDeviceToDevice)); });
     return 2.0 * static_cast<double>(bytes) / t;
   }();
   return bw;
@@ -100,9 +99,9 @@ int print_goals() {
     const double r = g.anchor != 0 ? g.measured / g.anchor : 0;
     const bool pass = g.at_most ? r <= g.limit : r >= g.limit;
     failed += pass ? 0 : 1;
-    out += fmt::format("| {} | {} | {:.4g} {} | {:.4g} {} | {:.3f} | {} {:.2f} | {}{} |\n", g.group, g.what,
-                       g.measured, g.unit, g.anchor, g.unit, r, g.at_most ? "<=" : ">=", g.limit,
-                       pass ? "PASS" : "FAIL", g.note.empty() ? "" : " (" + g.note + ")");
+    out += fmt::format("| {} | {} | {:.4g} {} | {:.4g} {} | {:.3f} | {} {:.2f} | {}{} |\n", g.group, g.what, g.measured,
+                       g.unit, g.anchor, g.unit, r, g.at_most ? "<=" : ">=", g.limit, pass ? "PASS" : "FAIL",
+                       g.note.empty() ? "" : " (" + g.note + ")");
   }
   if (!notes().empty()) {
     out += "\n";

@@ -98,7 +98,9 @@ template <class T>
 struct DeviceArray {
   T* p = nullptr;
   std::size_t n = 0;
-  explicit DeviceArray(std::size_t count) : n(count) { BENCH_CUDA(cudaMalloc(reinterpret_cast<void**>(&p), n * sizeof(T))); }
+  explicit DeviceArray(std::size_t count) : n(count) {
+    BENCH_CUDA(cudaMalloc(reinterpret_cast<void**>(&p), n * sizeof(T)));
+  }
   ~DeviceArray() { cudaFree(p); }
   DeviceArray(const DeviceArray&) = delete;
   DeviceArray& operator=(const DeviceArray&) = delete;
@@ -137,14 +139,14 @@ bool have_gpu();
 // Runs a benchmark's body; an exception (a failed CUDA call, ctrl's errors) marks the benchmark
 // as failed with its message instead of ending the whole program.
 void guarded(benchmark::State& state, void (*body)(benchmark::State&));
-#define CUDA_BENCH(name)                                                              \
-  void name##_body(benchmark::State& state);                                          \
-  void name(benchmark::State& state) { ::cudabench::guarded(state, &name##_body); }   \
+#define CUDA_BENCH(name)                                                            \
+  void name##_body(benchmark::State& state);                                        \
+  void name(benchmark::State& state) { ::cudabench::guarded(state, &name##_body); } \
   void name##_body(benchmark::State& state)
-#define BENCH_REQUIRE_GPU(state)                 \
-  if (!::cudabench::have_gpu()) {                \
-    state.SkipWithError("no CUDA device");       \
-    return;                                      \
+#define BENCH_REQUIRE_GPU(state)           \
+  if (!::cudabench::have_gpu()) {          \
+    state.SkipWithError("no CUDA device"); \
+    return;                                \
   }
 
 }  // namespace cudabench

@@ -213,8 +213,10 @@ void twin_matmul(benchmark::State& state, ctrl::Variant v, nc::MatMulKind kind, 
         rounds, [&] { nc::matmul(kind, c.data(), A.data(), B.data(), n, n, n, s, blas.get()); },
         [&] {
           gpu.attach(A, B, C);
-          if (v == ctrl::Variant::generic) gpu.launch<apps::MatMul>(v, ctrl::Threads(n, n), C, A, B);
-          else gpu.launch<apps::MatMulCuda>(v, ctrl::Threads(n, n), C, A, B);
+          if (v == ctrl::Variant::generic)
+            gpu.launch<apps::MatMul>(v, ctrl::Threads(n, n), C, A, B);
+          else
+            gpu.launch<apps::MatMulCuda>(v, ctrl::Threads(n, n), C, A, B);
           gpu.detach(A, B, C);
         });
     finish(state, what, ctl, twin, differ(C.data(), c.data(), c.size()));

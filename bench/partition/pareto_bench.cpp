@@ -89,17 +89,47 @@ BENCHMARK(BM_Hpopta)->Name("scale/10x/hpopta")->Args({32, 2000, 4000})->Unit(ben
 
 // Growth of the dynamic programme around the larger scale (one thread, to show the algorithm).
 // Only sizes up to n can be used, so m is varied below n and n with m below it.
-BENCHMARK(BM_Dp)->Name("growth/dp/p")->ArgsProduct({{4, 8, 16, 32}, {2000}, {4000}, {1}})->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK(BM_Dp)->Name("growth/dp/m")->ArgsProduct({{32}, {250, 500, 1000, 2000}, {4000}, {1}})->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK(BM_Dp)->Name("growth/dp/n")->ArgsProduct({{32}, {500}, {1000, 2000, 4000, 8000}, {1}})->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Dp)
+    ->Name("growth/dp/p")
+    ->ArgsProduct({{4, 8, 16, 32}, {2000}, {4000}, {1}})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK(BM_Dp)
+    ->Name("growth/dp/m")
+    ->ArgsProduct({{32}, {250, 500, 1000, 2000}, {4000}, {1}})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK(BM_Dp)
+    ->Name("growth/dp/n")
+    ->ArgsProduct({{32}, {500}, {1000, 2000, 4000, 8000}, {1}})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 // Growth of both algorithms around the paper's scale.
-BENCHMARK(BM_Dp)->Name("growth/small/dp/p")->ArgsProduct({{2, 3, 5, 8, 12}, {450}, {268}, {1}})->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Paper)->Name("growth/small/paper/p")->ArgsProduct({{2, 3, 5, 8, 12}, {450}, {268}})->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Dp)->Name("growth/small/dp/m")->ArgsProduct({{5}, {67, 134, 201, 268}, {268}, {1}})->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Paper)->Name("growth/small/paper/m")->ArgsProduct({{5}, {67, 134, 201, 268}, {268}})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Dp)
+    ->Name("growth/small/dp/p")
+    ->ArgsProduct({{2, 3, 5, 8, 12}, {450}, {268}, {1}})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Paper)
+    ->Name("growth/small/paper/p")
+    ->ArgsProduct({{2, 3, 5, 8, 12}, {450}, {268}})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Dp)
+    ->Name("growth/small/dp/m")
+    ->ArgsProduct({{5}, {67, 134, 201, 268}, {268}, {1}})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Paper)
+    ->Name("growth/small/paper/m")
+    ->ArgsProduct({{5}, {67, 134, 201, 268}, {268}})
+    ->Unit(benchmark::kMillisecond);
 // Sizes above n cannot be used: up to n = 450 the usable sizes grow with n, beyond it only n.
-BENCHMARK(BM_Dp)->Name("growth/small/dp/n")->ArgsProduct({{5}, {450}, {134, 268, 536, 1072}, {1}})->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Paper)->Name("growth/small/paper/n")->ArgsProduct({{5}, {450}, {134, 268, 536, 1072}})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Dp)
+    ->Name("growth/small/dp/n")
+    ->ArgsProduct({{5}, {450}, {134, 268, 536, 1072}, {1}})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Paper)
+    ->Name("growth/small/paper/n")
+    ->ArgsProduct({{5}, {450}, {134, 268, 536, 1072}})
+    ->Unit(benchmark::kMillisecond);
 
 // One run, in a fresh process, for its peak resident memory.
 int peak(const std::string& algo, int p, int m, Size n) {
@@ -123,10 +153,11 @@ int peak(const std::string& algo, int p, int m, Size n) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   rusage after{};
   getrusage(RUSAGE_SELF, &after);
-  std::printf("{\"algorithm\": \"%s\", \"p\": %d, \"m\": %d, \"n\": %lld, \"seconds\": %.4f, \"front\": %zu, "
-              "\"peak_rss_mib\": %.1f, \"rss_before_mib\": %.1f}\n",
-              algo.c_str(), p, m, static_cast<long long>(n), seconds, points, static_cast<double>(after.ru_maxrss) / 1024,
-              static_cast<double>(before.ru_maxrss) / 1024);
+  std::printf(
+      "{\"algorithm\": \"%s\", \"p\": %d, \"m\": %d, \"n\": %lld, \"seconds\": %.4f, \"front\": %zu, "
+      "\"peak_rss_mib\": %.1f, \"rss_before_mib\": %.1f}\n",
+      algo.c_str(), p, m, static_cast<long long>(n), seconds, points, static_cast<double>(after.ru_maxrss) / 1024,
+      static_cast<double>(before.ru_maxrss) / 1024);
   return 0;
 }
 

@@ -42,9 +42,9 @@ constexpr int processor_counts[] = {2, 5, 10, 20, 50, 100, 200, 500, 1000};
 constexpr double base_power_per_processor = 0.5;
 
 struct Setup {
-  int sizes = 64;        // m
-  int units = 16;        // workload per processor on average
-  int exact_max_p = 500; // the exact fronts beyond this: one run each (--peak), or extrapolated
+  int sizes = 64;         // m
+  int units = 16;         // workload per processor on average
+  int exact_max_p = 500;  // the exact fronts beyond this: one run each (--peak), or extrapolated
   std::size_t memory_limit = DpOptions{}.memory_limit;  // the sweep's (--peak's LIMIT_MIB)
 };
 
@@ -175,13 +175,13 @@ int peak(const std::string& algo, int p) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   rusage after{};
   getrusage(RUSAGE_SELF, &after);
-  std::printf("{\"algorithm\": \"%s\", \"p\": %d, \"m\": %d, \"n\": %lld, \"seconds\": %.4f, \"front\": %zu, "
-              "\"states\": %zu, \"probes\": %zu, \"table_mib\": %.1f, \"checkpoints\": %zu, "
-              "\"recomputed_levels\": %zu, \"sweep_seconds\": %.3f, \"peak_rss_mib\": %.1f, \"rss_before_mib\": %.1f}\n",
-              algo.c_str(), p, setup.sizes, static_cast<long long>(n), seconds, points, stats.states, stats.probes,
-              static_cast<double>(stats.table_bytes) / (1 << 20), stats.checkpoints, stats.recomputed_levels,
-              stats.sweep_seconds,
-              static_cast<double>(after.ru_maxrss) / 1024, static_cast<double>(before.ru_maxrss) / 1024);
+  std::printf(
+      "{\"algorithm\": \"%s\", \"p\": %d, \"m\": %d, \"n\": %lld, \"seconds\": %.4f, \"front\": %zu, "
+      "\"states\": %zu, \"probes\": %zu, \"table_mib\": %.1f, \"checkpoints\": %zu, "
+      "\"recomputed_levels\": %zu, \"sweep_seconds\": %.3f, \"peak_rss_mib\": %.1f, \"rss_before_mib\": %.1f}\n",
+      algo.c_str(), p, setup.sizes, static_cast<long long>(n), seconds, points, stats.states, stats.probes,
+      static_cast<double>(stats.table_bytes) / (1 << 20), stats.checkpoints, stats.recomputed_levels,
+      stats.sweep_seconds, static_cast<double>(after.ru_maxrss) / 1024, static_cast<double>(before.ru_maxrss) / 1024);
   return 0;
 }
 
@@ -195,7 +195,8 @@ void parse_own_flags(int& argc, char** argv) {
       into = std::atoi(argv[i] + len);
       return true;
     };
-    if (!value("--sizes=", setup.sizes) && !value("--units=", setup.units) && !value("--exact-max-p=", setup.exact_max_p))
+    if (!value("--sizes=", setup.sizes) && !value("--units=", setup.units) &&
+        !value("--exact-max-p=", setup.exact_max_p))
       argv[out++] = argv[i];
   }
   argc = out;

@@ -35,7 +35,8 @@ std::string paper_scale_profile() {
       for (const auto& pt : profile[i].points())
         out << profile[i].name() << ',' << pt.size << ',' << pt.time << ',' << pt.energy << '\n';
     if (!out) throw std::runtime_error("cannot write " + file.string());
-    std::atexit([] { fs::remove(fs::temp_directory_path() / ("ctrl-tool-start-" + std::to_string(::getpid()) + ".csv")); });
+    std::atexit(
+        [] { fs::remove(fs::temp_directory_path() / ("ctrl-tool-start-" + std::to_string(::getpid()) + ".csv")); });
     return file.string();
   }();
   return path;
@@ -68,8 +69,7 @@ void BM_Tool(benchmark::State& state, std::vector<std::string> args) {
 }  // namespace
 
 BENCHMARK_CAPTURE(BM_Tool, help, {"--help"})->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_Tool, pareto_paper_scale,
-                  {"pareto", "--profile", paper_scale_profile(), "--workload", "268"})
+BENCHMARK_CAPTURE(BM_Tool, pareto_paper_scale, {"pareto", "--profile", paper_scale_profile(), "--workload", "268"})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK_CAPTURE(BM_Tool, devices, {"devices"})->Unit(benchmark::kMillisecond)->UseRealTime();

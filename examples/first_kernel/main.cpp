@@ -6,10 +6,10 @@
 
 #include <cstdio>
 
-struct MatAdd {                                   // one body for every device
+struct MatAdd {  // one body for every device
   static constexpr ctrl::Traits traits{ctrl::coalescing::full, ctrl::arith::low, ctrl::sharing::low};
-  CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::Out<float, 2> c,
-                                   ctrl::In<float, 2> a, ctrl::In<float, 2> b) const {
+  CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::Out<float, 2> c, ctrl::In<float, 2> a,
+                                   ctrl::In<float, 2> b) const {
     c(t.x, t.y) = a(t.x, t.y) + b(t.x, t.y);
   }
 };
@@ -27,7 +27,7 @@ int main() {
   ctrl::Controller device{gpu ? ctrl::cuda(0) : ctrl::offload({0})};
   device.attach(A, B, C);
   device.launch<MatAdd>(ctrl::Threads(n, n), C, A, B);  // queued; copies only what the roles demand
-  device.detach(C);                                      // waits, brings C home
+  device.detach(C);                                     // waits, brings C home
 
   for (ctrl::index_t i = 0; i < n; ++i)
     for (ctrl::index_t j = 0; j < n; ++j)

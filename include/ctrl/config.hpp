@@ -10,7 +10,7 @@
 // Functions callable both from host code and from CUDA device code (kernel bodies, tile access).
 #if defined(__CUDACC__)
 #define CTRL_HOST_DEVICE __host__ __device__
-#define CTRL_DEVICE_CODE 1   // this translation unit is compiled by nvcc
+#define CTRL_DEVICE_CODE 1  // this translation unit is compiled by nvcc
 #else
 #define CTRL_HOST_DEVICE
 #define CTRL_DEVICE_CODE 0

@@ -67,7 +67,9 @@ class Controller {
 
   // Binds host tiles to this controller until detach.
   template <class... T>
-  void attach(T&... tiles) { (attach_state(tiles.state_ptr()), ...); }
+  void attach(T&... tiles) {
+    (attach_state(tiles.state_ptr()), ...);
+  }
   // Waits for the queued launches that use the tiles, brings valid data home and unbinds them.
   template <class... T>
   void detach(T&... tiles) {
@@ -88,9 +90,13 @@ class Controller {
   }
   // Internal tiles live in this controller's memory only (declare them with ctrl::shape_only).
   template <class... T>
-  void create_internal(T&... tiles) { (create_internal_state(tiles.state_ptr()), ...); }
+  void create_internal(T&... tiles) {
+    (create_internal_state(tiles.state_ptr()), ...);
+  }
   template <class... T>
-  void destroy_internal(T&... tiles) { (destroy_internal_state(tiles.state_ptr()), ...); }
+  void destroy_internal(T&... tiles) {
+    (destroy_internal_state(tiles.state_ptr()), ...);
+  }
 
   // Queues kernel K over the index space; arguments follow K's parameters (tiles for In/Out/InOut).
   template <class K, bool Nvcc = detail::compiled_by_nvcc, class... A>
@@ -142,9 +148,13 @@ class Controller {
   // the rows have moved; only the rows move (counted by transfers()); nothing moves on a kind
   // that shares the host's memory, or when the side being updated is the one in use.
   template <class T>
-  void update_host(T& tile, index_t begin, index_t end) { update_rows(tile.state_ptr(), begin, end, true); }
+  void update_host(T& tile, index_t begin, index_t end) {
+    update_rows(tile.state_ptr(), begin, end, true);
+  }
   template <class T>
-  void update_device(T& tile, index_t begin, index_t end) { update_rows(tile.state_ptr(), begin, end, false); }
+  void update_device(T& tile, index_t begin, index_t end) {
+    update_rows(tile.state_ptr(), begin, end, false);
+  }
   // Rows [begin, end) of `tile` (attached or internal here) replaced by rows [from, from + end -
   // begin) of `source`, a tile attached or internal to another controller, with rows of the same
   // size: a stencil's halo taken from the neighbour that computed it (docs/loop.md, "Halos").

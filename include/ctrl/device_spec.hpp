@@ -10,10 +10,10 @@
 namespace ctrl {
 
 struct DeviceSpec {
-  std::string kind;         // "cpu", "cuda", "offload", ...
-  std::vector<int> cores;   // CPU-style kinds: the cores; empty with count == 0 means all usable cores
-  int count = 0;            // CPU-style kinds: the first `count` usable cores, when cores is empty
-  int index = -1;           // accelerator kinds: the device number
+  std::string kind;        // "cpu", "cuda", "offload", ...
+  std::vector<int> cores;  // CPU-style kinds: the cores; empty with count == 0 means all usable cores
+  int count = 0;           // CPU-style kinds: the first `count` usable cores, when cores is empty
+  int index = -1;          // accelerator kinds: the device number
 
   std::string str() const;  // canonical text: "cpu:0-3", "cuda:0", "cpu"
   friend bool operator==(const DeviceSpec&, const DeviceSpec&) = default;

@@ -44,28 +44,52 @@ struct body_params<R (C::*)(First, P...)> {
   static_assert(sizeof(C) == 0, "ctrl kernels: operator(), cpu, cpu_library, cuda and cuda_library must be const");
 };
 
-template <class K> concept has_generic = requires { &K::operator(); };
-template <class K> concept has_cpu_native = requires { &K::cpu; };
-template <class K> concept has_cpu_library = requires { &K::cpu_library; };
-template <class K> concept has_cuda_native = requires { &K::cuda; };
-template <class K> concept has_cuda_library = requires { &K::cuda_library; };
+template <class K>
+concept has_generic = requires {
+  &K::operator();
+};
+template <class K>
+concept has_cpu_native = requires {
+  &K::cpu;
+};
+template <class K>
+concept has_cpu_library = requires {
+  &K::cpu_library;
+};
+template <class K>
+concept has_cuda_native = requires {
+  &K::cuda;
+};
+template <class K>
+concept has_cuda_library = requires {
+  &K::cuda_library;
+};
 
 template <class K>
 auto kernel_params_of() {
-  if constexpr (has_generic<K>) return typename body_params<decltype(&K::operator())>::type{};
-  else if constexpr (has_cpu_library<K>) return typename body_params<decltype(&K::cpu_library)>::type{};
-  else if constexpr (has_cpu_native<K>) return typename body_params<decltype(&K::cpu)>::type{};
-  else if constexpr (has_cuda_library<K>) return typename body_params<decltype(&K::cuda_library)>::type{};
-  else if constexpr (has_cuda_native<K>) return typename body_params<decltype(&K::cuda)>::type{};
-  else static_assert(sizeof(K) == 0, "a ctrl kernel needs operator() or a device variant (cpu, cpu_library, cuda, cuda_library)");
+  if constexpr (has_generic<K>)
+    return typename body_params<decltype(&K::operator())>::type{};
+  else if constexpr (has_cpu_library<K>)
+    return typename body_params<decltype(&K::cpu_library)>::type{};
+  else if constexpr (has_cpu_native<K>)
+    return typename body_params<decltype(&K::cpu)>::type{};
+  else if constexpr (has_cuda_library<K>)
+    return typename body_params<decltype(&K::cuda_library)>::type{};
+  else if constexpr (has_cuda_native<K>)
+    return typename body_params<decltype(&K::cuda)>::type{};
+  else
+    static_assert(sizeof(K) == 0,
+                  "a ctrl kernel needs operator() or a device variant (cpu, cpu_library, cuda, cuda_library)");
 }
 template <class K>
 using kernel_params_t = decltype(kernel_params_of<K>());
 
 template <class K>
 constexpr Traits traits_of() {
-  if constexpr (requires { K::traits; }) return K::traits;
-  else return Traits{};
+  if constexpr (requires { K::traits; })
+    return K::traits;
+  else
+    return Traits{};
 }
 
 template <class... P>

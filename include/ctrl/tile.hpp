@@ -42,7 +42,9 @@ class Tile {
 
   // Host element access; the host must not touch a tile between attach and detach.
   template <class... I>
-  T& operator()(I... i) const { return view_(i...); }
+  T& operator()(I... i) const {
+    return view_(i...);
+  }
   T& operator[](index_t linear) const { return view_[linear]; }
 
   View<T, N> view() const { return view_; }

@@ -27,9 +27,10 @@ bool check_out_requested() {
   const std::string_view v = env ? env : "";
   if (v.empty() || v == "0") return false;
   if (v == "1") return true;
-  throw UsageError(fmt::format("CTRL_CHECK_OUT='{}': set it to 1 to check that kernels write every element of "
-                               "their Out tiles, or to 0 (or leave it unset) not to",
-                               v));
+  throw UsageError(
+      fmt::format("CTRL_CHECK_OUT='{}': set it to 1 to check that kernels write every element of "
+                  "their Out tiles, or to 0 (or leave it unset) not to",
+                  v));
 }
 
 std::unique_ptr<detail::ControllerCore> make_core(const DeviceSpec& spec, const ControllerOptions& options) {

@@ -9,8 +9,11 @@
 namespace ctrl::detail {
 
 ControllerCore::ControllerCore(DeviceSpec spec, DeviceParts parts, bool check_out)
-    : spec_(std::move(spec)), name_(spec_.str()), parts_(std::move(parts)),
-      shared_(parts_.memory->shared_with_host()), check_out_(check_out) {
+    : spec_(std::move(spec)),
+      name_(spec_.str()),
+      parts_(std::move(parts)),
+      shared_(parts_.memory->shared_with_host()),
+      check_out_(check_out) {
   static std::atomic<std::uint64_t> next_id{1};
   id_ = next_id.fetch_add(1);
   ExecutionModel* exec = parts_.exec.get();
@@ -76,9 +79,10 @@ void ControllerCore::attach(const std::shared_ptr<TileState>& t) {
                     t->label(), name_, t->internal ? "internal to" : "attached to", t->owner->name()));
   }
   if (!t->storage) {
-    throw UsageError(fmt::format("attach of tile {} to controller {}: the tile has no host memory (declared by "
-                                 "shape only); use create_internal",
-                                 t->label(), name_));
+    throw UsageError(
+        fmt::format("attach of tile {} to controller {}: the tile has no host memory (declared by "
+                    "shape only); use create_internal",
+                    t->label(), name_));
   }
   check_not_moved(*t, fmt::format("attach of tile {} to controller {}", t->label(), name_));
   {
@@ -86,9 +90,10 @@ void ControllerCore::attach(const std::shared_ptr<TileState>& t) {
     const std::size_t begin = t->offset, end = t->offset + t->bytes();
     for (const auto& a : t->storage->attached) {
       if (begin < a.end && a.begin < end) {
-        throw UsageError(fmt::format("attach of tile {} to controller {}: it overlaps tile {}, attached to "
-                                     "controller {}",
-                                     t->label(), name_, a.tile->label(), a.tile->owner->name()));
+        throw UsageError(
+            fmt::format("attach of tile {} to controller {}: it overlaps tile {}, attached to "
+                        "controller {}",
+                        t->label(), name_, a.tile->label(), a.tile->owner->name()));
       }
     }
     t->storage->attached.push_back({begin, end, t.get()});
@@ -129,19 +134,19 @@ void ControllerCore::detach(const std::vector<std::shared_ptr<TileState>>& tiles
     for (std::size_t i = 0; i < tiles.size(); ++i) {
       for (std::size_t j = 0; j < i; ++j) {
         if (tiles[j] == tiles[i]) {
-          throw UsageError(fmt::format("detach of tile {} from controller {}: the tile is listed twice",
-                                       tiles[i]->label(), name_));
+          throw UsageError(
+              fmt::format("detach of tile {} from controller {}: the tile is listed twice", tiles[i]->label(), name_));
         }
       }
     }
     for (const auto& t : tiles) {
       if (t->owner != this) {
-        throw UsageError(t->owner ? fmt::format("detach of tile {} from controller {}: it is {} controller {}",
-                                                t->label(), name_, t->internal ? "internal to" : "attached to",
-                                                t->owner->name())
-                                  : fmt::format("detach of tile {} from controller {}: it is not attached to "
-                                                "any controller",
-                                                t->label(), name_));
+        throw UsageError(t->owner
+                             ? fmt::format("detach of tile {} from controller {}: it is {} controller {}", t->label(),
+                                           name_, t->internal ? "internal to" : "attached to", t->owner->name())
+                             : fmt::format("detach of tile {} from controller {}: it is not attached to "
+                                           "any controller",
+                                           t->label(), name_));
       }
       if (t->internal) {
         throw UsageError(fmt::format("detach of tile {} from controller {}: it is internal; use destroy_internal",
@@ -196,9 +201,10 @@ void ControllerCore::detach(const std::vector<std::shared_ptr<TileState>>& tiles
 void ControllerCore::report_moved(const std::vector<std::string>& moved) const {
   std::string list;
   for (const std::string& m : moved) list += (list.empty() ? "" : "; ") + m;
-  throw UsageError(fmt::format("detach from controller {}: {}; a wrapped container must keep its elements in "
-                               "place while attached (nothing was copied into its old memory)",
-                               name_, list));
+  throw UsageError(
+      fmt::format("detach from controller {}: {}; a wrapped container must keep its elements in "
+                  "place while attached (nothing was copied into its old memory)",
+                  name_, list));
 }
 
 void ControllerCore::update_rows(const std::shared_ptr<TileState>& t, index_t begin, index_t end, bool to_host) {
@@ -208,9 +214,9 @@ void ControllerCore::update_rows(const std::shared_ptr<TileState>& t, index_t be
     std::lock_guard lock(mutex_);
     refuse_while_recording(fmt::format("{} of tile {}", what, t->label()));
     if (t->owner != this || t->internal) {
-      throw UsageError(fmt::format("{} of tile {} on controller {}: {}", what, t->label(), name_,
-                                   t->internal ? "the tile is internal (it has no host rows)"
-                                               : "the tile is not attached to this controller"));
+      throw UsageError(fmt::format(
+          "{} of tile {} on controller {}: {}", what, t->label(), name_,
+          t->internal ? "the tile is internal (it has no host rows)" : "the tile is not attached to this controller"));
     }
     if (begin < 0 || end < begin || end > t->ext[0]) {
       throw UsageError(fmt::format("{} of tile {} on controller {}: rows [{}, {}) are not within its {} rows", what,
@@ -251,8 +257,8 @@ void ControllerCore::create_internal(const std::shared_ptr<TileState>& t) {
   try {
     t->image = parts_.memory->allocate(t->bytes());
   } catch (const DeviceError& e) {
-    std::throw_with_nested(DeviceError(fmt::format("create_internal of tile {} on controller {}: {}", t->label(),
-                                                   name_, e.what())));
+    std::throw_with_nested(
+        DeviceError(fmt::format("create_internal of tile {} on controller {}: {}", t->label(), name_, e.what())));
   }
   t->owner = this;
   t->internal = true;
@@ -266,12 +272,12 @@ void ControllerCore::destroy_internal(const std::shared_ptr<TileState>& t) {
     std::lock_guard lock(mutex_);
     refuse_while_recording(fmt::format("destroy_internal of tile {}", t->label()));
     if (t->owner != this || !t->internal) {
-      throw UsageError(fmt::format("destroy_internal of tile {} on controller {}: it is not internal to this "
-                                   "controller{}",
-                                   t->label(), name_,
-                                   t->owner ? fmt::format(" ({} {})", t->internal ? "internal to" : "attached to",
-                                                          t->owner->name())
-                                            : std::string()));
+      throw UsageError(
+          fmt::format("destroy_internal of tile {} on controller {}: it is not internal to this "
+                      "controller{}",
+                      t->label(), name_,
+                      t->owner ? fmt::format(" ({} {})", t->internal ? "internal to" : "attached to", t->owner->name())
+                               : std::string()));
     }
     MemorySpace* mem = parts_.memory.get();
     void* image = t->image;
@@ -288,9 +294,10 @@ void ControllerCore::destroy_internal(const std::shared_ptr<TileState>& t) {
 void ControllerCore::check_owned(const TileState& t, const char* what, const char* kernel) const {
   if (t.owner == this) return;
   if (!t.owner) {
-    throw UsageError(fmt::format("{} of kernel '{}' on controller {}: tile {} is neither attached nor internal "
-                                 "to this controller",
-                                 what, kernel, name_, t.label()));
+    throw UsageError(
+        fmt::format("{} of kernel '{}' on controller {}: tile {} is neither attached nor internal "
+                    "to this controller",
+                    what, kernel, name_, t.label()));
   }
   throw UsageError(fmt::format("{} of kernel '{}' on controller {}: tile {} is {} controller {}", what, kernel, name_,
                                t.label(), t.internal ? "internal to" : "attached to", t.owner->name()));
@@ -302,8 +309,8 @@ void ControllerCore::check_launch(const LaunchBody& body, Variant v, const Threa
   const std::uint32_t indexed = body.indexed_tiles();
   for (int d = 0; d < space.dims(); ++d) {
     if (space.extent(d) < 0) {
-      throw UsageError(fmt::format("launch of kernel '{}' on controller {}: negative index space {}", kernel, name_,
-                                   space.str()));
+      throw UsageError(
+          fmt::format("launch of kernel '{}' on controller {}: negative index space {}", kernel, name_, space.str()));
     }
   }
   for (std::size_t j = 0; j < n_uses; ++j) {
@@ -313,9 +320,10 @@ void ControllerCore::check_launch(const LaunchBody& body, Variant v, const Threa
     const std::size_t dims = std::min<std::size_t>(static_cast<std::size_t>(space.dims()), t.rank);
     for (std::size_t d = 0; d < dims; ++d) {
       if (space.extent(static_cast<int>(d)) > t.ext[d]) {
-        throw UsageError(fmt::format("launch of kernel '{}' on controller {}: index space {} is larger than tile {} "
-                                     "in dimension {}",
-                                     kernel, name_, space.str(), t.label(), d));
+        throw UsageError(
+            fmt::format("launch of kernel '{}' on controller {}: index space {} is larger than tile {} "
+                        "in dimension {}",
+                        kernel, name_, space.str(), t.label(), d));
       }
     }
   }
@@ -400,9 +408,8 @@ void ControllerCore::submit(LaunchBody& body, Variant variant, const Threads& sp
   }
   std::shared_ptr<const LaunchBody> owned(body.move_to_heap());
   parts_.queue->submit([this, owned, v, space, ptrs = std::vector<void*>(ptrs, ptrs + n_uses),
-                        copies = std::vector<Copy>(copies, copies + n_copies), checks = std::move(checks), number] {
-    run_launch(*owned, v, space, ptrs.data(), copies, checks, number);
-  });
+                        copies = std::vector<Copy>(copies, copies + n_copies), checks = std::move(checks),
+                        number] { run_launch(*owned, v, space, ptrs.data(), copies, checks, number); });
 }
 
 namespace {
@@ -459,14 +466,16 @@ void ControllerCore::run_launch(const LaunchBody& body, Variant v, const Threads
     std::throw_with_nested(KernelError(fmt::format("{} of kernel '{}' ({}) on controller {} failed: {}", launch(),
                                                    body.kernel_name(), variant_name(v), name_, e.what())));
   } catch (...) {
-    std::throw_with_nested(KernelError(fmt::format("{} of kernel '{}' ({}) on controller {} failed with a "
-                                                   "non-standard exception",
-                                                   launch(), body.kernel_name(), variant_name(v), name_)));
+    std::throw_with_nested(
+        KernelError(fmt::format("{} of kernel '{}' ({}) on controller {} failed with a "
+                                "non-standard exception",
+                                launch(), body.kernel_name(), variant_name(v), name_)));
   }
   if (!unwritten.empty()) {
-    throw KernelError(fmt::format("{} of kernel '{}' ({}) on controller {} left {}: an Out parameter must "
-                                  "write every element; take the tile as InOut to keep the others",
-                                  launch(), body.kernel_name(), variant_name(v), name_, unwritten));
+    throw KernelError(
+        fmt::format("{} of kernel '{}' ({}) on controller {} left {}: an Out parameter must "
+                    "write every element; take the tile as InOut to keep the others",
+                    launch(), body.kernel_name(), variant_name(v), name_, unwritten));
   }
 }
 

@@ -118,8 +118,8 @@ class ControllerCore {
   bool shared_;
   bool check_out_;  // checking mode for Out parameters (ControllerOptions::check_out)
   std::uint64_t launches_ = 0;
-  std::uint64_t id_;                        // tells controllers apart (a graph names the one it replays on)
-  std::unique_ptr<GraphState> recording_;  // open recording, or null
+  std::uint64_t id_;                         // tells controllers apart (a graph names the one it replays on)
+  std::unique_ptr<GraphState> recording_;    // open recording, or null
   std::atomic<bool> recording_open_{false};  // recording_ != null, read without the lock
 
   mutable std::mutex mutex_;  // the API may be used from several host threads

@@ -40,8 +40,8 @@ std::vector<int> parse_cores(std::string_view list) {
     // No machine has this many cores; refusing early keeps "cpu:0-2000000000" from allocating.
     constexpr int max_core = 1 << 16;
     if (last >= max_core) {
-      throw UsageError(fmt::format("core list '{}': core {} is beyond any machine (at most {})", list, last,
-                                   max_core - 1));
+      throw UsageError(
+          fmt::format("core list '{}': core {} is beyond any machine (at most {})", list, last, max_core - 1));
     }
     for (int c = first; c <= last; ++c) {
       if (!seen.insert(c).second) throw UsageError(fmt::format("core list '{}': core {} appears twice", list, c));
@@ -110,7 +110,8 @@ DeviceSpec cpu(std::vector<int> cores) {
   return DeviceSpec{"cpu", std::move(cores), 0, -1};
 }
 DeviceSpec cpu_range(int first, int last) {
-  if (first < 0 || last < first) throw UsageError(fmt::format("ctrl::cpu_range({}, {}): not a core range", first, last));
+  if (first < 0 || last < first)
+    throw UsageError(fmt::format("ctrl::cpu_range({}, {}): not a core range", first, last));
   std::vector<int> c;
   for (int i = first; i <= last; ++i) c.push_back(i);
   return cpu(std::move(c));

@@ -13,9 +13,12 @@ namespace ctrl {
 
 std::string Threads::str() const {
   switch (dims_) {
-    case 1: return fmt::format("({})", ext_[0]);
-    case 2: return fmt::format("({}, {})", ext_[0], ext_[1]);
-    default: return fmt::format("({}, {}, {})", ext_[0], ext_[1], ext_[2]);
+    case 1:
+      return fmt::format("({})", ext_[0]);
+    case 2:
+      return fmt::format("({}, {})", ext_[0], ext_[1]);
+    default:
+      return fmt::format("({}, {}, {})", ext_[0], ext_[1], ext_[2]);
   }
 }
 
@@ -31,19 +34,27 @@ std::string Traits::str() const {
 
 const char* role_name(Role r) {
   switch (r) {
-    case Role::in: return "In";
-    case Role::out: return "Out";
-    case Role::inout: return "InOut";
-    default: return "value";
+    case Role::in:
+      return "In";
+    case Role::out:
+      return "Out";
+    case Role::inout:
+      return "InOut";
+    default:
+      return "value";
   }
 }
 
 const char* variant_name(Variant v) {
   switch (v) {
-    case Variant::generic: return "generic";
-    case Variant::native: return "native";
-    case Variant::library: return "library";
-    default: return "automatic";
+    case Variant::generic:
+      return "generic";
+    case Variant::native:
+      return "native";
+    case Variant::library:
+      return "library";
+    default:
+      return "automatic";
   }
 }
 
@@ -56,10 +67,11 @@ std::string demangle(const char* mangled) {
 }
 
 void throw_not_compiled_for_cuda(const char* kernel) {
-  throw UsageError(fmt::format("kernel '{}' was launched on a CUDA controller from a file not compiled by nvcc: "
-                               "compile that file as CUDA (and link ctrl::cuda), or give the kernel a "
-                               "cuda_library variant",
-                               kernel));
+  throw UsageError(
+      fmt::format("kernel '{}' was launched on a CUDA controller from a file not compiled by nvcc: "
+                  "compile that file as CUDA (and link ctrl::cuda), or give the kernel a "
+                  "cuda_library variant",
+                  kernel));
 }
 
 Variant choose_variant(const LaunchBody& body, Family f, Variant asked, const std::string& controller) {
@@ -69,9 +81,10 @@ Variant choose_variant(const LaunchBody& body, Family f, Variant asked, const st
     if (f == Family::cuda && asked == Variant::generic && body.has(Family::cpu, Variant::generic)) {
       throw_not_compiled_for_cuda(body.kernel_name());
     }
-    throw UsageError(fmt::format("launch of kernel '{}' on controller {}: the kernel has no {} variant for this "
-                                 "device",
-                                 body.kernel_name(), controller, variant_name(asked)));
+    throw UsageError(
+        fmt::format("launch of kernel '{}' on controller {}: the kernel has no {} variant for this "
+                    "device",
+                    body.kernel_name(), controller, variant_name(asked)));
   }
   for (Variant v : {Variant::library, Variant::native, Variant::generic}) {
     if (body.has(f, v)) return v;

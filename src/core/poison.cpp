@@ -10,10 +10,14 @@ namespace {
 
 template <class U>
 constexpr U pattern() {
-  if constexpr (sizeof(U) == 8) return 0x7ff4a5a5a5a5a5a5ULL;
-  else if constexpr (sizeof(U) == 4) return 0x7fa5a5a5U;
-  else if constexpr (sizeof(U) == 2) return 0x7da5U;
-  else return 0xa5U;
+  if constexpr (sizeof(U) == 8)
+    return 0x7ff4a5a5a5a5a5a5ULL;
+  else if constexpr (sizeof(U) == 4)
+    return 0x7fa5a5a5U;
+  else if constexpr (sizeof(U) == 2)
+    return 0x7da5U;
+  else
+    return 0xa5U;
 }
 
 template <class U>
@@ -62,20 +66,28 @@ std::size_t poison_unit(std::size_t elem_size) {
 
 const void* poison_block(std::size_t elem_size) {
   switch (poison_unit(elem_size)) {
-    case 8: return block_of<std::uint64_t>();
-    case 4: return block_of<std::uint32_t>();
-    case 2: return block_of<std::uint16_t>();
-    default: return block_of<std::uint8_t>();
+    case 8:
+      return block_of<std::uint64_t>();
+    case 4:
+      return block_of<std::uint32_t>();
+    case 2:
+      return block_of<std::uint16_t>();
+    default:
+      return block_of<std::uint8_t>();
   }
 }
 
 void fill_poison(void* image, std::size_t bytes, std::size_t elem_size) {
   auto* p = static_cast<unsigned char*>(image);
   switch (poison_unit(elem_size)) {
-    case 8: return fill<std::uint64_t>(p, bytes);
-    case 4: return fill<std::uint32_t>(p, bytes);
-    case 2: return fill<std::uint16_t>(p, bytes);
-    default: return fill<std::uint8_t>(p, bytes);
+    case 8:
+      return fill<std::uint64_t>(p, bytes);
+    case 4:
+      return fill<std::uint32_t>(p, bytes);
+    case 2:
+      return fill<std::uint16_t>(p, bytes);
+    default:
+      return fill<std::uint8_t>(p, bytes);
   }
 }
 
@@ -83,10 +95,14 @@ PoisonScan scan_poison(const void* image, std::size_t bytes, std::size_t elem_si
   if (elem_size == 0) return {};
   const auto* p = static_cast<const unsigned char*>(image);
   switch (poison_unit(elem_size)) {
-    case 8: return scan<std::uint64_t>(p, bytes, elem_size);
-    case 4: return scan<std::uint32_t>(p, bytes, elem_size);
-    case 2: return scan<std::uint16_t>(p, bytes, elem_size);
-    default: return scan<std::uint8_t>(p, bytes, elem_size);
+    case 8:
+      return scan<std::uint64_t>(p, bytes, elem_size);
+    case 4:
+      return scan<std::uint32_t>(p, bytes, elem_size);
+    case 2:
+      return scan<std::uint16_t>(p, bytes, elem_size);
+    default:
+      return scan<std::uint8_t>(p, bytes, elem_size);
   }
 }
 

@@ -26,13 +26,16 @@ std::size_t checked_elements(std::span<const index_t> extents, std::size_t elem_
   for (const index_t e : extents) {
     // Once over, keep looking for a zero extent (an empty array fits whatever the others are).
     if (e == 0) return 0;
-    if (over || count > limit / static_cast<std::size_t>(e)) over = true;
-    else count *= static_cast<std::size_t>(e);
+    if (over || count > limit / static_cast<std::size_t>(e))
+      over = true;
+    else
+      count *= static_cast<std::size_t>(e);
   }
   if (over) {
-    throw UsageError(fmt::format("{:.2g} elements exceed the limit of {} (an array of {}-byte elements must fit in "
-                                 "{} bytes)",
-                                 product(extents), limit, elem_size, max_array_bytes));
+    throw UsageError(
+        fmt::format("{:.2g} elements exceed the limit of {} (an array of {}-byte elements must fit in "
+                    "{} bytes)",
+                    product(extents), limit, elem_size, max_array_bytes));
   }
   return count;
 }
@@ -48,8 +51,8 @@ index_t checked_sum(std::span<const index_t> parts) {
     if (x > std::numeric_limits<index_t>::max() - sum) {
       double total = 0;
       for (const index_t y : parts) total += static_cast<double>(y);
-      throw UsageError(fmt::format("the parts sum to {:.2g}, beyond the limit of {}", total,
-                                   std::numeric_limits<index_t>::max()));
+      throw UsageError(
+          fmt::format("the parts sum to {:.2g}, beyond the limit of {}", total, std::numeric_limits<index_t>::max()));
     }
     sum += x;
   }

@@ -46,7 +46,9 @@ CpuTopology load_topology() {
   CpuTopology t;
   hwloc_topology_t topo = hwloc().topo;
   const int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
-  for (int i = 0; i < n; ++i) t.existing.push_back(static_cast<int>(hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, static_cast<unsigned>(i))->os_index));
+  for (int i = 0; i < n; ++i)
+    t.existing.push_back(
+        static_cast<int>(hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, static_cast<unsigned>(i))->os_index));
   std::sort(t.existing.begin(), t.existing.end());
   if (mask_at_load.known) {
     for (int c : t.existing)
@@ -79,13 +81,16 @@ std::vector<int> resolve_cores(const DeviceSpec& spec) {
   }
   std::vector<int> missing, forbidden;
   for (int c : spec.cores) {
-    if (!std::binary_search(t.existing.begin(), t.existing.end(), c)) missing.push_back(c);
-    else if (std::find(t.usable.begin(), t.usable.end(), c) == t.usable.end()) forbidden.push_back(c);
+    if (!std::binary_search(t.existing.begin(), t.existing.end(), c))
+      missing.push_back(c);
+    else if (std::find(t.usable.begin(), t.usable.end(), c) == t.usable.end())
+      forbidden.push_back(c);
   }
   if (!missing.empty()) {
     throw UsageError(fmt::format("device '{}': {} {} not exist on this machine (it has cores {})", spec.str(),
-                                 missing.size() == 1 ? "core" : "cores", format_cores(missing) +
-                                 (missing.size() == 1 ? " does" : " do"), format_cores(t.existing)));
+                                 missing.size() == 1 ? "core" : "cores",
+                                 format_cores(missing) + (missing.size() == 1 ? " does" : " do"),
+                                 format_cores(t.existing)));
   }
   if (!forbidden.empty()) {
     throw UsageError(fmt::format("device '{}': {} {} not available to this process (its affinity allows {})",
@@ -136,8 +141,10 @@ void* allocate_near(const std::vector<int>& cores, std::size_t bytes) {
 
 void free_near(void* p, std::size_t bytes) {
   if (!p) return;
-  if (cpu_topology().numa_nodes > 1) hwloc_free(hwloc().topo, p, bytes == 0 ? 64 : bytes);
-  else std::free(p);
+  if (cpu_topology().numa_nodes > 1)
+    hwloc_free(hwloc().topo, p, bytes == 0 ? 64 : bytes);
+  else
+    std::free(p);
 }
 
 }  // namespace ctrl::detail

@@ -11,7 +11,7 @@ struct CpuTopology {
   std::vector<int> existing;  // OS indexes of the processing units (logical cores) of the machine
   std::vector<int> usable;    // those in this process's affinity mask
   int numa_nodes = 1;
-  std::string model;          // the processor's name, where hwloc reports it
+  std::string model;  // the processor's name, where hwloc reports it
 };
 
 const CpuTopology& cpu_topology();

@@ -163,9 +163,10 @@ cublasHandle_t CudaDevice::cublas() {
 }
 
 cufftHandle CudaDevice::fft_plan(int rank, const int* dims, cufftType type, int batch) {
-  if (rank < 1 || rank > 3) throw UsageError(fmt::format("{}: fft_plan: rank {} (cuFFT plans have rank 1 to 3)", label_, rank));
-  const auto key = std::make_tuple(rank, dims[0], rank > 1 ? dims[1] : 0, rank > 2 ? dims[2] : 0,
-                                   static_cast<int>(type), batch);
+  if (rank < 1 || rank > 3)
+    throw UsageError(fmt::format("{}: fft_plan: rank {} (cuFFT plans have rank 1 to 3)", label_, rank));
+  const auto key =
+      std::make_tuple(rank, dims[0], rank > 1 ? dims[1] : 0, rank > 2 ? dims[2] : 0, static_cast<int>(type), batch);
   auto it = plans_.find(key);
   if (it != plans_.end()) return it->second;
   make_current();

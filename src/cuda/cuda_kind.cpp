@@ -38,8 +38,8 @@ void run_cuda_launch(CudaDevice& dev, CudaContext& ctx, const LaunchBody& body, 
     dev.enqueued_on_compute();
     const cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) {
-      throw DeviceError(fmt::format("{}: a CUDA call of the library variant failed: {}", dev.label(),
-                                    cuda_error_text(e)));
+      throw DeviceError(
+          fmt::format("{}: a CUDA call of the library variant failed: {}", dev.label(), cuda_error_text(e)));
     }
     return;
   }
@@ -50,9 +50,10 @@ void run_cuda_launch(CudaDevice& dev, CudaContext& ctx, const LaunchBody& body, 
   dev.before_kernel();
   const CudaGeometry g = cuda_detail::geometry_for(body.traits(), space, dev.limits(), v != Variant::native);
   if (v == Variant::native && cuda_detail::needs_grid_loop(g, space)) {
-    throw DeviceError(fmt::format("{}: the index space {} needs more blocks of {}x{}x{} than a CUDA grid holds; "
-                                  "native variants are not looped (generic ones are)",
-                                  dev.label(), space.str(), g.block[0], g.block[1], g.block[2]));
+    throw DeviceError(
+        fmt::format("{}: the index space {} needs more blocks of {}x{}x{} than a CUDA grid holds; "
+                    "native variants are not looped (generic ones are)",
+                    dev.label(), space.str(), g.block[0], g.block[1], g.block[2]));
   }
   dev.record_launch(body.kernel_name(), v, g);
   auto e = static_cast<cudaError_t>(body.run_cuda(v, ctx, g, space, ptrs));
@@ -62,9 +63,9 @@ void run_cuda_launch(CudaDevice& dev, CudaContext& ctx, const LaunchBody& body, 
   }
   if (e != cudaSuccess) {
     (void)cudaGetLastError();  // the status is reported here; it must not resurface at the next check
-    throw DeviceError(fmt::format("{}: the kernel launch failed: {} (grid {}x{}x{}, block {}x{}x{}{})",
-                                  dev.label(), cuda_error_text(e), g.grid[0], g.grid[1], g.grid[2], g.block[0],
-                                  g.block[1], g.block[2],
+    throw DeviceError(fmt::format("{}: the kernel launch failed: {} (grid {}x{}x{}, block {}x{}x{}{})", dev.label(),
+                                  cuda_error_text(e), g.grid[0], g.grid[1], g.grid[2], g.block[0], g.block[1],
+                                  g.block[2],
                                   g.items > 1 ? fmt::format(", {} items per thread", g.items) : std::string()));
   }
   dev.enqueued_on_compute();
@@ -111,8 +112,8 @@ class CudaExecution final : public ExecutionModel {
   Family family() const override { return Family::cuda; }
   std::string describe() const override {
     const cudaDeviceProp& p = dev_->properties();
-    return fmt::format("{}, sm_{}{}, {} multiprocessors, kernels as CUDA grids on the controller's stream",
-                       p.name, p.major, p.minor, p.multiProcessorCount);
+    return fmt::format("{}, sm_{}{}, {} multiprocessors, kernels as CUDA grids on the controller's stream", p.name,
+                       p.major, p.minor, p.multiProcessorCount);
   }
 
   void run(const LaunchBody& body, Variant v, const Threads& space, void* const* ptrs) override {
@@ -152,11 +153,10 @@ class CudaMemory final : public MemorySpace {
       std::size_t free_bytes = 0, total = 0;
       const bool info = cudaMemGetInfo(&free_bytes, &total) == cudaSuccess;
       (void)cudaGetLastError();
-      throw DeviceError(fmt::format("{}: {} of device memory: cudaMallocFromPoolAsync of {} failed: {}{}",
-                                    dev_->label(), e == cudaErrorMemoryAllocation ? "out" : "no allocation",
-                                    byte_size(bytes), cuda_error_text(e),
-                                    info ? fmt::format(" ({} free of {})", byte_size(free_bytes), byte_size(total))
-                                         : std::string()));
+      throw DeviceError(
+          fmt::format("{}: {} of device memory: cudaMallocFromPoolAsync of {} failed: {}{}", dev_->label(),
+                      e == cudaErrorMemoryAllocation ? "out" : "no allocation", byte_size(bytes), cuda_error_text(e),
+                      info ? fmt::format(" ({} free of {})", byte_size(free_bytes), byte_size(total)) : std::string()));
     }
     dev_->enqueued_on_copies();
     return p;
@@ -237,8 +237,8 @@ class CudaMemory final : public MemorySpace {
     dev_->before_copy_out();  // after the kernels queued before, which may still use the image
     auto* p = static_cast<char*>(image);
     std::size_t done = std::min(bytes, poison_block_bytes);
-    check(cudaMemcpyAsync(p, poison_block(elem_size), done, cudaMemcpyHostToDevice, dev_->copy_stream()),
-          dev_->label(), "cudaMemcpyAsync (poison)");
+    check(cudaMemcpyAsync(p, poison_block(elem_size), done, cudaMemcpyHostToDevice, dev_->copy_stream()), dev_->label(),
+          "cudaMemcpyAsync (poison)");
     while (done < bytes) {
       const std::size_t n = std::min(done, bytes - done);
       check(cudaMemcpyAsync(p + done, p, n, cudaMemcpyDeviceToDevice, dev_->copy_stream()), dev_->label(),

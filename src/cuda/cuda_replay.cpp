@@ -296,7 +296,7 @@ class CudaReplayPlan final : public ReplayPlan {
   std::vector<cudaGraphNode_t> chain_;  // graph_'s kernel nodes in order, if it is one chain of them
   bool stale_ = true;  // graph_ and the execs do not hold the current parameters (none captured yet, or it failed)
   std::map<std::uint64_t, cudaGraphExec_t> execs_;  // by copies of the sequence
-  std::size_t exact_ = 0;                            // of those, counts that are no power of two
+  std::size_t exact_ = 0;                           // of those, counts that are no power of two
   CudaDevice::LaunchRecord last_{};
 };
 

@@ -68,8 +68,7 @@ void check_packages(const DeviceSpec& d) {
                      "}: package ids must not be negative");
   }
   if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
-    throw UsageError("energy meter for cpu packages {" + join_packages(d.packages) +
-                     "}: a package is listed twice");
+    throw UsageError("energy meter for cpu packages {" + join_packages(d.packages) + "}: a package is listed twice");
   }
 }
 
@@ -79,9 +78,8 @@ std::vector<RaplZone> device_zones(const DeviceSpec& d, const RaplScan& scan, st
   std::sort(sorted.begin(), sorted.end());
   std::vector<RaplZone> zones;
   for (const int p : sorted) {
-    const auto pkg = std::find_if(scan.zones.begin(), scan.zones.end(), [&](const RaplZone& z) {
-      return z.is_package() && z.package == p;
-    });
+    const auto pkg = std::find_if(scan.zones.begin(), scan.zones.end(),
+                                  [&](const RaplZone& z) { return z.is_package() && z.package == p; });
     if (pkg == scan.zones.end()) {
       std::string seen;
       for (const RaplZone& z : scan.zones) {
@@ -124,8 +122,7 @@ std::unique_ptr<Meter> gpu_meter(DeviceSpec d, const MeterEnvironment& env) {
   const std::string name = "nvml:" + std::to_string(d.gpu_index);
   if (d.gpu_index >= probe.gpus.size()) {
     throw DeviceError((d.label.empty() ? "nvidia gpu " + std::to_string(d.gpu_index) : d.label) +
-                      ": no such device; NVML sees " + std::to_string(probe.gpus.size()) +
-                      " GPU(s)");
+                      ": no such device; NVML sees " + std::to_string(probe.gpus.size()) + " GPU(s)");
   }
   const NvmlGpu& gpu = probe.gpus[d.gpu_index];
   if (!gpu.has_energy) return std::make_unique<NoMeter>(name, gpu.problem);
@@ -168,8 +165,7 @@ std::unique_ptr<Meter> make_meter(const DeviceSpec& device, const MeterEnvironme
     case DeviceKind::nvidia_gpu:
       return gpu_meter(device, env);
   }
-  throw UsageError("energy meter: unknown device kind " +
-                   std::to_string(static_cast<int>(device.kind)));
+  throw UsageError("energy meter: unknown device kind " + std::to_string(static_cast<int>(device.kind)));
 }
 
 std::vector<MeterListing> list_meters(const MeterEnvironment& env) {
@@ -181,8 +177,8 @@ std::vector<MeterListing> list_meters(const MeterEnvironment& env) {
       out.push_back({"rapl", rapl_family, false, scan.absent_reason, 0.0});
     } else {
       for (const RaplZone& z : scan.zones) {
-        out.push_back({"rapl:" + z.label(), zone_measures(z), z.readable(),
-                       z.readable() ? "" : no_sensor(z.problem), rapl_update_interval_s});
+        out.push_back({"rapl:" + z.label(), zone_measures(z), z.readable(), z.readable() ? "" : no_sensor(z.problem),
+                       rapl_update_interval_s});
       }
     }
   } catch (const Error& e) {
@@ -215,9 +211,8 @@ std::vector<MeterListing> list_meters(const MeterEnvironment& env) {
   } else {
     for (const NvmlGpu& g : probe.gpus) {
       out.push_back({"nvml:" + std::to_string(g.index),
-                     "whole-board energy of nvidia gpu " + std::to_string(g.index) + " (" +
-                         g.name + ")",
-                     g.has_energy, g.problem, nvml_update_interval_s});
+                     "whole-board energy of nvidia gpu " + std::to_string(g.index) + " (" + g.name + ")", g.has_energy,
+                     g.problem, nvml_update_interval_s});
     }
   }
   return out;

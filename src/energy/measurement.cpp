@@ -27,8 +27,7 @@ bool EnergyWindow::resolved(double max_rel_error) const {
 
 double min_window_s(double update_interval_s, double max_rel_error) {
   if (!(max_rel_error > 0.0)) {
-    throw UsageError("min_window_s: max_rel_error must be positive, got " +
-                     std::to_string(max_rel_error));
+    throw UsageError("min_window_s: max_rel_error must be positive, got " + std::to_string(max_rel_error));
   }
   if (update_interval_s <= 0.0) return 0.0;
   // One stale interval at each end of the window: error ≤ 2·interval / window.
@@ -37,8 +36,7 @@ double min_window_s(double update_interval_s, double max_rel_error) {
 
 std::size_t repeats_needed(double run_s, double update_interval_s, double max_rel_error) {
   if (!(run_s > 0.0)) {
-    throw UsageError("repeats_needed: run time must be positive, got " + std::to_string(run_s) +
-                     " s");
+    throw UsageError("repeats_needed: run time must be positive, got " + std::to_string(run_s) + " s");
   }
   const double window = min_window_s(update_interval_s, max_rel_error);
   const double n = std::ceil(window / run_s);
@@ -47,8 +45,7 @@ std::size_t repeats_needed(double run_s, double update_interval_s, double max_re
 
 void Measurement::start() {
   if (running_) {
-    throw UsageError("energy measurement on meter '" + meter_->info().name +
-                     "': start() called twice without stop()");
+    throw UsageError("energy measurement on meter '" + meter_->info().name + "': start() called twice without stop()");
   }
   const detail::TimedRead r = detail::timed_read(*meter_, *clock_);
   e0_ = r.energy_j;
@@ -58,8 +55,7 @@ void Measurement::start() {
 
 EnergyWindow Measurement::stop() {
   if (!running_) {
-    throw UsageError("energy measurement on meter '" + meter_->info().name +
-                     "': stop() called without start()");
+    throw UsageError("energy measurement on meter '" + meter_->info().name + "': stop() called without start()");
   }
   running_ = false;
   const detail::TimedRead r = detail::timed_read(*meter_, *clock_);
@@ -73,13 +69,12 @@ EnergyWindow Measurement::stop() {
 
 BasePower measure_base_power(Meter& meter, Seconds window, Seconds interval, Clock& clock) {
   if (!(window.count() > 0.0)) {
-    throw UsageError("measure_base_power on meter '" + meter.info().name +
-                     "': window must be positive, got " + std::to_string(window.count()) + " s");
+    throw UsageError("measure_base_power on meter '" + meter.info().name + "': window must be positive, got " +
+                     std::to_string(window.count()) + " s");
   }
   if (!(interval.count() > 0.0)) {
     throw UsageError("measure_base_power on meter '" + meter.info().name +
-                     "': sampling interval must be positive, got " +
-                     std::to_string(interval.count()) + " s");
+                     "': sampling interval must be positive, got " + std::to_string(interval.count()) + " s");
   }
   BasePower result;
   result.meter = meter.info().name;

@@ -29,8 +29,7 @@ using nvmlInit_v2_fn = nvmlReturn_t (*)();
 using nvmlShutdown_fn = nvmlReturn_t (*)();
 using nvmlDeviceGetCount_v2_fn = nvmlReturn_t (*)(unsigned* count);
 using nvmlDeviceGetHandleByIndex_v2_fn = nvmlReturn_t (*)(unsigned index, nvmlDevice_t* device);
-using nvmlDeviceGetTotalEnergyConsumption_fn = nvmlReturn_t (*)(nvmlDevice_t device,
-                                                                unsigned long long* energy_mj);
+using nvmlDeviceGetTotalEnergyConsumption_fn = nvmlReturn_t (*)(nvmlDevice_t device, unsigned long long* energy_mj);
 using nvmlDeviceGetPowerUsage_fn = nvmlReturn_t (*)(nvmlDevice_t device, unsigned* power_mw);
 using nvmlDeviceGetName_fn = nvmlReturn_t (*)(nvmlDevice_t device, char* name, unsigned length);
 using nvmlErrorString_fn = const char* (*)(nvmlReturn_t result);
@@ -89,12 +88,10 @@ class NvmlSession {
     }
     nvmlInit_v2_fn init{};
     if (!resolve(library, "nvmlInit_v2", init) || !resolve(library, "nvmlShutdown", shutdown_) ||
-        !resolve(library, "nvmlErrorString", error_string_) ||
-        !resolve(library, "nvmlDeviceGetCount_v2", count) ||
+        !resolve(library, "nvmlErrorString", error_string_) || !resolve(library, "nvmlDeviceGetCount_v2", count) ||
         !resolve(library, "nvmlDeviceGetHandleByIndex_v2", handle_by_index) ||
         !resolve(library, "nvmlDeviceGetTotalEnergyConsumption", total_energy) ||
-        !resolve(library, "nvmlDeviceGetPowerUsage", power_usage) ||
-        !resolve(library, "nvmlDeviceGetName", name)) {
+        !resolve(library, "nvmlDeviceGetPowerUsage", power_usage) || !resolve(library, "nvmlDeviceGetName", name)) {
       return;
     }
     // Only the match of GPUs by PCI bus id needs these: a library without them still meters by index.
@@ -169,8 +166,8 @@ NvmlProbe probe_nvml(const std::string& library) {
     nvmlDevice_t dev = nullptr;
     if (const nvmlReturn_t r = s->handle_by_index(i, &dev); r != NVML_SUCCESS) {
       gpu.name = "unknown GPU";
-      gpu.problem = no_sensor("nvidia gpu " + std::to_string(i) +
-                              ": nvmlDeviceGetHandleByIndex_v2 failed: " + s->error(r));
+      gpu.problem =
+          no_sensor("nvidia gpu " + std::to_string(i) + ": nvmlDeviceGetHandleByIndex_v2 failed: " + s->error(r));
       probe.gpus.push_back(std::move(gpu));
       continue;
     }
@@ -179,8 +176,7 @@ NvmlProbe probe_nvml(const std::string& library) {
     if (const nvmlReturn_t r = s->total_energy(dev, &mj); r == NVML_SUCCESS) {
       gpu.has_energy = true;
     } else {
-      gpu.problem = no_sensor(gpu_label(i, gpu.name) + ": total energy counter unavailable: " +
-                              s->error(r));
+      gpu.problem = no_sensor(gpu_label(i, gpu.name) + ": total energy counter unavailable: " + s->error(r));
     }
     probe.gpus.push_back(std::move(gpu));
   }
@@ -248,12 +244,11 @@ NvmlMeter::NvmlMeter(unsigned index, const std::string& library) : index_(index)
   if (!session_) throw DeviceError("nvidia gpu " + std::to_string(index) + ": " + reason);
   unsigned n = 0;
   if (const nvmlReturn_t r = session_->count(&n); r != NVML_SUCCESS) {
-    throw DeviceError("nvidia gpu " + std::to_string(index) +
-                      ": nvmlDeviceGetCount_v2 failed: " + session_->error(r));
+    throw DeviceError("nvidia gpu " + std::to_string(index) + ": nvmlDeviceGetCount_v2 failed: " + session_->error(r));
   }
   if (index >= n) {
-    throw DeviceError("nvidia gpu " + std::to_string(index) + ": no such device; NVML sees " +
-                      std::to_string(n) + " GPU(s)");
+    throw DeviceError("nvidia gpu " + std::to_string(index) + ": no such device; NVML sees " + std::to_string(n) +
+                      " GPU(s)");
   }
   nvmlDevice_t dev = nullptr;
   if (const nvmlReturn_t r = session_->handle_by_index(index, &dev); r != NVML_SUCCESS) {
@@ -263,8 +258,7 @@ NvmlMeter::NvmlMeter(unsigned index, const std::string& library) : index_(index)
   device_ = dev;
   const std::string name = device_name(*session_, dev);
   if (const nvmlReturn_t r = session_->total_energy(dev, &origin_mj_); r != NVML_SUCCESS) {
-    throw DeviceError(gpu_label(index, name) + ": total energy counter unavailable: " +
-                      session_->error(r));
+    throw DeviceError(gpu_label(index, name) + ": total energy counter unavailable: " + session_->error(r));
   }
   info_.name = "nvml:" + std::to_string(index);
   info_.measures = "whole-board energy of " + gpu_label(index, name);
@@ -278,8 +272,7 @@ unsigned long long NvmlMeter::read_mj() const {
   unsigned long long mj = 0;
   const nvmlReturn_t r = session_->total_energy(static_cast<nvmlDevice_t>(device_), &mj);
   if (r != NVML_SUCCESS) {
-    throw DeviceError(info_.measures + ": nvmlDeviceGetTotalEnergyConsumption failed: " +
-                      session_->error(r));
+    throw DeviceError(info_.measures + ": nvmlDeviceGetTotalEnergyConsumption failed: " + session_->error(r));
   }
   return mj;
 }
@@ -289,9 +282,8 @@ std::optional<double> NvmlMeter::energy_j() {
   // The counter runs from driver load; going backwards means the driver was reloaded and the
   // origin is meaningless.
   if (mj < origin_mj_) {
-    throw DeviceError(info_.measures + ": energy counter went backwards (" +
-                      std::to_string(origin_mj_) + " -> " + std::to_string(mj) +
-                      " mJ); was the driver reloaded?");
+    throw DeviceError(info_.measures + ": energy counter went backwards (" + std::to_string(origin_mj_) + " -> " +
+                      std::to_string(mj) + " mJ); was the driver reloaded?");
   }
   return static_cast<double>(mj - origin_mj_) * 1e-3;
 }

@@ -44,9 +44,10 @@ std::string describe_read_error(const fs::path& file, int error) {
   if (error == EACCES || error == EPERM) {
     // Linux 5.10 made energy_uj root-only (CVE-2020-8694, a power side channel).
     const fs::path pattern = file.parent_path().parent_path() / "intel-rapl:*" / file.filename();
-    msg += ". RAPL energy counters are readable only by root since Linux 5.10; run as root, or "
-           "grant read access until the next boot with `sudo chmod o+r " + pattern.string() +
-           "`, or permanently with a udev rule (see docs/energy.md)";
+    msg +=
+        ". RAPL energy counters are readable only by root since Linux 5.10; run as root, or "
+        "grant read access until the next boot with `sudo chmod o+r " +
+        pattern.string() + "`, or permanently with a udev rule (see docs/energy.md)";
   }
   return msg;
 }
@@ -76,8 +77,7 @@ std::uint64_t read_u64_or_throw(const FileReader& reader, const fs::path& file) 
   const FileRead r = read_with(reader, file);
   if (r.error != 0) throw DeviceError(describe_read_error(file, r.error));
   const auto v = parse_u64(r.text);
-  if (!v) throw DeviceError(file.string() + ": expected an unsigned integer, read '" +
-                            trimmed(r.text) + "'");
+  if (!v) throw DeviceError(file.string() + ": expected an unsigned integer, read '" + trimmed(r.text) + "'");
   return *v;
 }
 
@@ -146,8 +146,8 @@ RaplScan scan_rapl(const fs::path& root, const FileReader& reader) {
       } else if (const auto v = parse_u64(range.text); v && *v > 0) {
         z.max_range_uj = *v;
       } else {
-        throw DeviceError((z.dir / "max_energy_range_uj").string() +
-                          ": expected a positive integer, read '" + trimmed(range.text) + "'");
+        throw DeviceError((z.dir / "max_energy_range_uj").string() + ": expected a positive integer, read '" +
+                          trimmed(range.text) + "'");
       }
     }
     if (z.problem.empty()) {
@@ -156,8 +156,8 @@ RaplScan scan_rapl(const fs::path& root, const FileReader& reader) {
       if (e.error != 0) {
         z.problem = describe_read_error(z.dir / "energy_uj", e.error);
       } else if (!parse_u64(e.text)) {
-        throw DeviceError((z.dir / "energy_uj").string() + ": expected an unsigned integer, read '" +
-                          trimmed(e.text) + "'");
+        throw DeviceError((z.dir / "energy_uj").string() + ": expected an unsigned integer, read '" + trimmed(e.text) +
+                          "'");
       }
     }
     found.push_back({id->first, id->second, std::move(z)});
@@ -171,8 +171,7 @@ RaplScan scan_rapl(const fs::path& root, const FileReader& reader) {
   for (Found& f : found) {
     const Found* parent = &f;
     if (f.m >= 0) {
-      const auto it = std::find_if(found.begin(), found.end(),
-                                   [&](const Found& p) { return p.n == f.n && p.m < 0; });
+      const auto it = std::find_if(found.begin(), found.end(), [&](const Found& p) { return p.n == f.n && p.m < 0; });
       parent = it == found.end() ? nullptr : &*it;
     }
     if (parent && parent->zone.is_package()) {
@@ -182,20 +181,21 @@ RaplScan scan_rapl(const fs::path& root, const FileReader& reader) {
       if (perr == std::errc{} && end == digits.data() + digits.size()) f.zone.package = pkg;
     }
   }
-  std::sort(found.begin(), found.end(),
-            [](const Found& a, const Found& b) { return std::pair{a.n, a.m} < std::pair{b.n, b.m}; });
+  std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
+    return std::pair{a.n, a.m} < std::pair{b.n, b.m};
+  });
   for (Found& f : found) scan.zones.push_back(std::move(f.zone));
   if (scan.zones.empty()) {
-    scan.absent_reason = no_sensor("no intel-rapl zones under " + root.string() +
-                                   " (is the intel_rapl_msr module loaded?)");
+    scan.absent_reason =
+        no_sensor("no intel-rapl zones under " + root.string() + " (is the intel_rapl_msr module loaded?)");
   }
   return scan;
 }
 
 std::uint64_t WrapCounter::update(std::uint64_t raw_uj) {
   if (raw_uj > max_range_) {
-    throw DeviceError("energy counter read " + std::to_string(raw_uj) +
-                      " uJ, above its max_energy_range_uj " + std::to_string(max_range_));
+    throw DeviceError("energy counter read " + std::to_string(raw_uj) + " uJ, above its max_energy_range_uj " +
+                      std::to_string(max_range_));
   }
   if (raw_uj >= last_) {
     total_ += raw_uj - last_;

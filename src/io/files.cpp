@@ -141,7 +141,8 @@ std::optional<LockedFile> open_locked(const std::filesystem::path& path) {
   // The lock is on the file now at the path: one that another process has just replaced (an
   // atomic rewrite) belongs to that process. A file system without flock() is written unlocked.
   if (::flock(file.fd.get(), LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) return std::nullopt;
-  struct stat mine {}, now {};
+  struct stat mine {
+  }, now{};
   if (::fstat(file.fd.get(), &mine) != 0 || ::stat(path.c_str(), &now) != 0 || mine.st_dev != now.st_dev ||
       mine.st_ino != now.st_ino)
     return std::nullopt;
@@ -210,9 +211,10 @@ void check_distinct_files(std::span<const FileArgument> files) {
       const FileArgument& out = files[i].output ? files[i] : files[j];
       const FileArgument& other = files[i].output ? files[j] : files[i];
       throw UsageError(out.option + " " + out.path.string() + ": the same file as " + other.option + " " +
-                       other.path.string() + (other.output ? ": two outputs would overwrite each other"
-                                                           : ": an output may not overwrite an input of the same "
-                                                             "command"));
+                       other.path.string() +
+                       (other.output ? ": two outputs would overwrite each other"
+                                     : ": an output may not overwrite an input of the same "
+                                       "command"));
     }
 }
 
@@ -233,7 +235,8 @@ AtomicFile::AtomicFile(std::filesystem::path target) : target_(std::move(target)
     if (!fd_) {
       const int err = errno;
       detail::unregister_temporary(std::exchange(slot_, -1));
-      if (err != EEXIST || attempt >= 100) system_error(target_, "cannot create temporary file '" + temp_.string() + "'", err);
+      if (err != EEXIST || attempt >= 100)
+        system_error(target_, "cannot create temporary file '" + temp_.string() + "'", err);
     }
   }
   // Held while the file lives: remove_stale_temporaries() leaves a locked temporary alone.

@@ -26,7 +26,7 @@ constexpr std::array<DtypeInfo, 12> kDtypes{{
     {"<u2", "uint16", 2},
     {"<u4", "uint32", 4},
     {"<u8", "uint64", 8},
-    {"<c8", "complex64", 8},     // written by `ctrl run --output` for fft2d; no typed API
+    {"<c8", "complex64", 8},  // written by `ctrl run --output` for fft2d; no typed API
     {"<c16", "complex128", 16},
 }};
 

@@ -35,7 +35,7 @@ std::array<Slot, 64> slots;
 static_assert(std::atomic<int>::is_always_lock_free, "the signal handler reads the slots' states");
 
 // Signals whose default action ends the process, and which can be caught.
-constexpr std::array terminating_signals{SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGALRM,
+constexpr std::array terminating_signals{SIGHUP,  SIGINT,  SIGQUIT, SIGTERM, SIGPIPE, SIGALRM,
                                          SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ, SIGABRT};
 
 }  // namespace
@@ -59,9 +59,7 @@ extern "C" void remove_temporary_files_and_die(int signal) {
 
 namespace detail {
 
-std::string temporary_prefix(const std::filesystem::path& target) {
-  return "." + target.filename().string() + ".tmp-";
-}
+std::string temporary_prefix(const std::filesystem::path& target) { return "." + target.filename().string() + ".tmp-"; }
 
 std::string temporary_suffix() {
   std::uint64_t bits = 0;

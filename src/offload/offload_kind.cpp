@@ -97,9 +97,9 @@ class NumaSeparateMemory final : public MemorySpace {
   }
 
   static constexpr std::size_t max_cached_bytes = std::size_t{1} << 30;  // released images kept, at most
-  std::mutex mutex_;  // allocate runs on the host thread, release on the queue thread
+  std::mutex mutex_;                              // allocate runs on the host thread, release on the queue thread
   std::unordered_map<void*, std::size_t> sizes_;  // images in use
-  std::multimap<std::size_t, void*> cached_;       // released images, by size
+  std::multimap<std::size_t, void*> cached_;      // released images, by size
   std::size_t cached_bytes_ = 0;
 };
 

@@ -20,7 +20,8 @@ void enumerate(const Profile& profile, Size workload, std::size_t limit, Visit&&
   const std::size_t p = profile.size();
   Distribution x(p, 0);
   std::size_t visited = 0;
-  std::function<void(std::size_t, Size, double, double)> rec = [&](std::size_t i, Size left, double time, double energy) {
+  std::function<void(std::size_t, Size, double, double)> rec = [&](std::size_t i, Size left, double time,
+                                                                   double energy) {
     if (++visited > limit)
       throw UsageError("brute force: more than " + std::to_string(limit) + " distributions to visit");
     if (i + 1 == p) {  // the last processor takes what is left

@@ -21,8 +21,10 @@ bool feasible(const Instance& in, std::int32_t a, std::int32_t b, OneEachSum& su
   std::int64_t lo = 0, hi = 0;
   bool contiguous = true;
   for (const auto& items : in.items) {
-    const auto first = std::lower_bound(items.begin(), items.end(), a, [](const Item& it, std::int32_t s) { return it.size < s; });
-    const auto last = std::upper_bound(items.begin(), items.end(), b, [](std::int32_t s, const Item& it) { return s < it.size; });
+    const auto first =
+        std::lower_bound(items.begin(), items.end(), a, [](const Item& it, std::int32_t s) { return it.size < s; });
+    const auto last =
+        std::upper_bound(items.begin(), items.end(), b, [](std::int32_t s, const Item& it) { return s < it.size; });
     if (first == last) return false;
     lo += first->size;
     hi += (last - 1)->size;
@@ -68,12 +70,16 @@ std::optional<Solution> even_split(const Profile& profile, Size workload, const 
     if (highs.front() - a > best) break;
     // The least b in highs with [a, b] feasible and b - a <= best (binary search: monotone in b).
     std::size_t lo = 0, hi = static_cast<std::size_t>(
-        std::upper_bound(highs.begin(), highs.end(), best == INT32_MAX ? INT32_MAX : a + best) - highs.begin());
+                            std::upper_bound(highs.begin(), highs.end(), best == INT32_MAX ? INT32_MAX : a + best) -
+                            highs.begin());
     if (hi == 0 || !feasible(in, a, highs[hi - 1], sum)) continue;
     --hi;
     while (lo < hi) {
       const std::size_t mid = (lo + hi) / 2;
-      if (feasible(in, a, highs[mid], sum)) hi = mid; else lo = mid + 1;
+      if (feasible(in, a, highs[mid], sum))
+        hi = mid;
+      else
+        lo = mid + 1;
     }
     const std::int32_t spread = highs[lo] - a;
     if (spread < best) windows.clear();
@@ -83,7 +89,8 @@ std::optional<Solution> even_split(const Profile& profile, Size workload, const 
 
   std::optional<Solution> out;
   for (const std::int32_t a : windows) {
-    const Instance window = detail::filter_items(in, [&](int, const Item& it) { return it.size >= a && it.size <= a + best; });
+    const Instance window =
+        detail::filter_items(in, [&](int, const Item& it) { return it.size >= a && it.size <= a + best; });
     const auto parts = detail::time_optimal_parts(window, /*allow_zero=*/false);
     if (!parts) continue;
     Solution s = make_solution(profile, in.to_distribution(*parts), workload, model);

@@ -38,8 +38,7 @@ std::optional<Evaluation> evaluate(const Profile& profile, const Distribution& x
   return ev;
 }
 
-Solution make_solution(const Profile& profile, const Distribution& x, Size workload,
-                       const EnergyModel& model) {
+Solution make_solution(const Profile& profile, const Distribution& x, Size workload, const EnergyModel& model) {
   const std::optional<Evaluation> ev = evaluate(profile, x, workload);
   if (!ev) throw UsageError("not a valid distribution of workload " + std::to_string(workload));
   return Solution{ev->time, model.energy(ev->time, ev->dynamic_energy), x};
@@ -70,14 +69,12 @@ Front pareto_filter(std::vector<Solution> candidates) {
   return front;
 }
 
-Front to_total_energy(const Profile& profile, const Front& dynamic_front, Size workload,
-                      double base_power) {
+Front to_total_energy(const Profile& profile, const Front& dynamic_front, Size workload, double base_power) {
   const EnergyModel model{EnergyKind::total, base_power};
   model.validate();
   std::vector<Solution> candidates;
   candidates.reserve(dynamic_front.size());
-  for (const Solution& s : dynamic_front)
-    candidates.push_back(make_solution(profile, s.distribution, workload, model));
+  for (const Solution& s : dynamic_front) candidates.push_back(make_solution(profile, s.distribution, workload, model));
   return pareto_filter(std::move(candidates));
 }
 

@@ -70,8 +70,8 @@ class Kernel {
       const std::vector<Entry>& child = solve(i + 1, w - it.size);
       const bool keyed = i + 1 <= in_.p - 2 && w - it.size > 0;  // the child is a saved node
       for (const Entry& c : child)
-        set.push_back(Entry{it.energy + c.energy, std::max(it.time, c.time), it.size,
-                            c.active + (it.size > 0 ? 1 : 0), keyed ? std::optional<double>(c.energy) : std::nullopt});
+        set.push_back(Entry{it.energy + c.energy, std::max(it.time, c.time), it.size, c.active + (it.size > 0 ? 1 : 0),
+                            keyed ? std::optional<double>(c.energy) : std::nullopt});
     }
     reduce(set);
     if (!memoised) {
@@ -109,7 +109,8 @@ class Kernel {
   const std::vector<Entry>& leaf(std::int32_t w) {
     leaf_.clear();
     const auto& items = in_.items[static_cast<std::size_t>(in_.p - 1)];
-    const auto it = std::lower_bound(items.begin(), items.end(), w, [](const Item& a, std::int32_t s) { return a.size < s; });
+    const auto it =
+        std::lower_bound(items.begin(), items.end(), w, [](const Item& a, std::int32_t s) { return a.size < s; });
     if (it != items.end() && it->size == w && it->energy <= eps_)
       leaf_.push_back(Entry{it->energy, it->time, w, 1, std::nullopt});
     return leaf_;

@@ -27,8 +27,7 @@ Distribution Instance::to_distribution(const std::vector<std::int32_t>& parts) c
 
 std::optional<Instance> make_instance(const Profile& profile, Size workload, bool table_limit) {
   if (profile.empty()) throw UsageError("the profile has no processors");
-  if (workload <= 0)
-    throw UsageError("the workload must be a positive integer, not " + std::to_string(workload));
+  if (workload <= 0) throw UsageError("the workload must be a positive integer, not " + std::to_string(workload));
 
   Size unit = 0;
   Size reach = 0;  // the largest workload any distribution can have
@@ -49,12 +48,12 @@ std::optional<Instance> make_instance(const Profile& profile, Size workload, boo
   in.unit = unit;
   const Size n = workload / unit;
   if (table_limit && static_cast<double>(n + 1) * static_cast<double>(in.p + 1) > static_cast<double>(max_table_cells))
-    throw TooLargeError("the workload " + std::to_string(workload) + " is too large for the exact algorithms: " +
-                     std::to_string(n) + " units of " + std::to_string(unit) + " on " +
-                     std::to_string(in.p) + " processors exceed the table limit");
+    throw TooLargeError("the workload " + std::to_string(workload) +
+                        " is too large for the exact algorithms: " + std::to_string(n) + " units of " +
+                        std::to_string(unit) + " on " + std::to_string(in.p) + " processors exceed the table limit");
   if (n > INT32_MAX - 1)
-    throw UsageError("the workload " + std::to_string(workload) + " is too large: " + std::to_string(n) +
-                     " units of " + std::to_string(unit));
+    throw UsageError("the workload " + std::to_string(workload) + " is too large: " + std::to_string(n) + " units of " +
+                     std::to_string(unit));
   in.n = static_cast<std::int32_t>(n);
   in.times.push_back(0.0);
   in.items.resize(profile.size());

@@ -33,8 +33,8 @@ inline std::int32_t largest_size(const std::vector<Item>& items) {
 
 struct Instance {
   int p = 0;
-  Size unit = 1;        // every size and the workload are multiples of it
-  std::int32_t n = 0;   // normalised workload
+  Size unit = 1;                         // every size and the workload are multiples of it
+  std::int32_t n = 0;                    // normalised workload
   std::vector<std::vector<Item>> items;  // per processor, sorted by size
   std::vector<double> times;             // 0.0 and every item time, distinct, sorted
 

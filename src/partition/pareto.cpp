@@ -8,9 +8,12 @@ namespace ctrl::partition {
 
 std::string_view to_string(Method method) noexcept {
   switch (method) {
-    case Method::dp: return "dp";
-    case Method::paper: return "paper";
-    case Method::brute_force: return "brute-force";
+    case Method::dp:
+      return "dp";
+    case Method::paper:
+      return "paper";
+    case Method::brute_force:
+      return "brute-force";
   }
   return "?";
 }
@@ -29,9 +32,12 @@ Front hepopta(const Profile& profile, Size workload, const ParetoOptions& option
     return approximate_front(profile, workload, options.epsilon, ApproxOptions{options.dp.threads});
   }
   switch (options.method) {
-    case Method::paper: return hepopta_paper(profile, workload);
-    case Method::brute_force: return brute_force_front(profile, workload);
-    case Method::dp: break;
+    case Method::paper:
+      return hepopta_paper(profile, workload);
+    case Method::brute_force:
+      return brute_force_front(profile, workload);
+    case Method::dp:
+      break;
   }
   return pareto_front_dp(profile, workload, options.dp);
 }

@@ -20,8 +20,7 @@ ProcessorProfile::ProcessorProfile(std::string name, std::vector<ProfilePoint> p
     : name_(std::move(name)), points_(std::move(points)) {
   if (name_.empty()) throw UsageError("a processor profile needs a non-empty name");
   for (const ProfilePoint& pt : points_) {
-    if (pt.size <= 0)
-      throw UsageError(describe(name_, pt) + ": a size must be a positive integer");
+    if (pt.size <= 0) throw UsageError(describe(name_, pt) + ": a size must be a positive integer");
     if (!std::isfinite(pt.time) || pt.time < 0.0)
       throw UsageError(describe(name_, pt) + ": the time must be finite and non-negative");
     if (!std::isfinite(pt.energy) || pt.energy < 0.0)

@@ -82,7 +82,8 @@ class Reader {
           std::size_t found = columns;
           for (std::size_t c = 0; c < columns; ++c) {
             if (lower(fields[c]) != required[r]) continue;
-            if (found != columns) fail(line, std::string("the column '") + required[r] + "' appears twice in the header");
+            if (found != columns)
+              fail(line, std::string("the column '") + required[r] + "' appears twice in the header");
             found = c;
           }
           if (found == columns)
@@ -93,7 +94,8 @@ class Reader {
         continue;
       }
       if (fields.size() != columns)
-        fail(line, "ragged row: " + std::to_string(fields.size()) + " fields where the header has " + std::to_string(columns));
+        fail(line, "ragged row: " + std::to_string(fields.size()) + " fields where the header has " +
+                       std::to_string(columns));
       const std::string& name = fields[col[0]];
       if (name.empty()) fail(line, "empty processor name");
       const std::string at = source_ + ":" + std::to_string(line);

@@ -36,11 +36,11 @@ namespace fs = std::filesystem;
 struct AppCase {
   std::string name;
   std::string ctrl_path, native_path;
-  std::vector<std::int64_t> size;       // small random inputs of this size
-  std::vector<std::string> extra;       // program options
+  std::vector<std::int64_t> size;          // small random inputs of this size
+  std::vector<std::string> extra;          // program options
   std::function<apps::Problem()> problem;  // with the parameters `extra` sets
-  std::string bad_input;                // for the mismatched-shape case: this input gets...
-  apps::Shape bad_shape;                // ...this shape
+  std::string bad_input;                   // for the mismatched-shape case: this input gets...
+  apps::Shape bad_shape;                   // ...this shape
 };
 
 apps::JacobiParams jacobi_params{5};
@@ -50,17 +50,54 @@ apps::MatMulParams matmul_blas{"blas"}, matmul_generic{"generic"};
 
 const std::vector<AppCase>& cases() {
   static const std::vector<AppCase> all = {
-      {"matadd", CTRL_APP_MATADD, CTRL_APP_MATADD_NATIVE, {7, 5}, {}, [] { return apps::matadd_problem(); }, "b", {7, 6}},
-      {"blackscholes", CTRL_APP_BLACKSCHOLES, CTRL_APP_BLACKSCHOLES_NATIVE, {33}, {"--riskfree", "0.03", "--volatility", "0.25"},
-       [] { return apps::blackscholes_problem(blackscholes_params); }, "strike", {32}},
-      {"jacobi", CTRL_APP_JACOBI, CTRL_APP_JACOBI_NATIVE, {9, 13}, {"--iterations", "5"},
-       [] { return apps::jacobi_problem(jacobi_params); }, "m", {13}},
-      {"matmul_blas", CTRL_APP_MATMUL, CTRL_APP_MATMUL_NATIVE, {7, 5, 3}, {"--variant", "blas"},
-       [] { return apps::matmul_problem(matmul_blas); }, "b", {4, 3}},
-      {"matmul_generic", CTRL_APP_MATMUL, CTRL_APP_MATMUL_NATIVE, {7, 5, 3}, {"--variant", "generic"},
-       [] { return apps::matmul_problem(matmul_generic); }, "b", {6, 3}},
-      {"recurrence", CTRL_APP_RECURRENCE, CTRL_APP_RECURRENCE_NATIVE, {6, 11}, {"--iterations", "20"},
-       [] { return apps::recurrence_problem(recurrence_params); }, "x", {2, 3, 4}},
+      {"matadd",
+       CTRL_APP_MATADD,
+       CTRL_APP_MATADD_NATIVE,
+       {7, 5},
+       {},
+       [] { return apps::matadd_problem(); },
+       "b",
+       {7, 6}},
+      {"blackscholes",
+       CTRL_APP_BLACKSCHOLES,
+       CTRL_APP_BLACKSCHOLES_NATIVE,
+       {33},
+       {"--riskfree", "0.03", "--volatility", "0.25"},
+       [] { return apps::blackscholes_problem(blackscholes_params); },
+       "strike",
+       {32}},
+      {"jacobi",
+       CTRL_APP_JACOBI,
+       CTRL_APP_JACOBI_NATIVE,
+       {9, 13},
+       {"--iterations", "5"},
+       [] { return apps::jacobi_problem(jacobi_params); },
+       "m",
+       {13}},
+      {"matmul_blas",
+       CTRL_APP_MATMUL,
+       CTRL_APP_MATMUL_NATIVE,
+       {7, 5, 3},
+       {"--variant", "blas"},
+       [] { return apps::matmul_problem(matmul_blas); },
+       "b",
+       {4, 3}},
+      {"matmul_generic",
+       CTRL_APP_MATMUL,
+       CTRL_APP_MATMUL_NATIVE,
+       {7, 5, 3},
+       {"--variant", "generic"},
+       [] { return apps::matmul_problem(matmul_generic); },
+       "b",
+       {6, 3}},
+      {"recurrence",
+       CTRL_APP_RECURRENCE,
+       CTRL_APP_RECURRENCE_NATIVE,
+       {6, 11},
+       {"--iterations", "20"},
+       [] { return apps::recurrence_problem(recurrence_params); },
+       "x",
+       {2, 3, 4}},
   };
   return all;
 }
@@ -339,7 +376,11 @@ TEST_P(AppCli, RandomInputsPrintTimeAndChecksum) {
   EXPECT_NE(result.find(" repeat=2"), std::string::npos);
   EXPECT_NE(result.find(std::string(" flavor=") + (native() ? "native" : "ctrl")), std::string::npos);
   EXPECT_GT(std::stod(result.substr(7)), 0.0);
-  const Result quiet = run([&] { auto a = args; a.push_back("--quiet"); return a; }());
+  const Result quiet = run([&] {
+    auto a = args;
+    a.push_back("--quiet");
+    return a;
+  }());
   EXPECT_EQ(quiet.out.rfind("time_s=", 0), 0U) << quiet.out;
   EXPECT_EQ(std::count(quiet.out.begin(), quiet.out.end(), '\n'), 1) << quiet.out;
 }
@@ -434,8 +475,9 @@ TEST(AppCliPrograms, EachNamesItselfInHelpVersionAndErrors) {
   for (const auto& c : cases()) {
     if (c.name == "matmul_generic") continue;  // the same programs as matmul_blas
     const apps::Problem p = c.problem();
-    const std::pair<apps::Flavor, std::string> programs[] = {
-        {apps::Flavor::ctrl, c.ctrl_path}, {apps::Flavor::native, c.native_path}, {apps::Flavor::native_cuda, cuda_twins[twin++]}};
+    const std::pair<apps::Flavor, std::string> programs[] = {{apps::Flavor::ctrl, c.ctrl_path},
+                                                             {apps::Flavor::native, c.native_path},
+                                                             {apps::Flavor::native_cuda, cuda_twins[twin++]}};
     for (const auto& [flavor, path] : programs) {
       if (path.empty()) continue;  // a CUDA twin where the CUDA backend is not built
       const std::string name = apps::program_name(p.name, flavor);

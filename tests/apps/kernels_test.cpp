@@ -96,8 +96,8 @@ TEST_P(AppKernels, BlackScholesMatchesReference) {
         ctl.launch<apps::BlackScholes>(ctrl::Threads(n), call, put, S, X, T, r, v);
         ctl.detach(S, X, T, call, put);
         const auto ref = apps::reference::blackscholes(s.data, x.data, t.data, r, v);
-        const auto verdict = apps::combine(
-            {apps::compare("call", contents(call), ref.call, 2e-4, 2e-5), apps::compare("put", contents(put), ref.put, 2e-4, 2e-5)});
+        const auto verdict = apps::combine({apps::compare("call", contents(call), ref.call, 2e-4, 2e-5),
+                                            apps::compare("put", contents(put), ref.put, 2e-4, 2e-5)});
         EXPECT_TRUE(verdict.ok) << verdict.detail;
       }
     }
@@ -173,8 +173,10 @@ TEST(AppKernelsDefinition, MandelbrotAnotherRoundingIsAcceptedOnTheBoundary) {
   const auto v = apps::mandel::view(-0.7435, 0.1314, 0.01, rows, cols);
   std::vector<float> fused(static_cast<std::size_t>(rows * cols));
   for (index_t i = 0; i < rows; ++i)
-    for (index_t j = 0; j < cols; ++j) fused[static_cast<std::size_t>(i * cols + j)] = escape_fused(v.re(j), v.im(i), limit);
-  const auto j = apps::reference::judge_mandelbrot(fused, apps::reference::mandelbrot(v, rows, cols, limit), v, cols, limit);
+    for (index_t j = 0; j < cols; ++j)
+      fused[static_cast<std::size_t>(i * cols + j)] = escape_fused(v.re(j), v.im(i), limit);
+  const auto j =
+      apps::reference::judge_mandelbrot(fused, apps::reference::mandelbrot(v, rows, cols, limit), v, cols, limit);
   EXPECT_GT(j.differ, 0U);
   EXPECT_EQ(j.unexplained, 0U) << "row " << j.first_row << ", column " << j.first_col;
   EXPECT_TRUE(j.ok(fused.size()));
@@ -271,7 +273,8 @@ struct Shape3 {
 TEST_P(AppKernels, MatMulBothVariantsMatchReference) {
   auto& ctl = controller();
   // n > k and m > k too: the index space (m, n) indexes c only.
-  const std::vector<Shape3> shapes = {{37, 53, 29}, {1, 1, 1}, {1, 77, 1}, {67, 1, 45}, {37, 5, 53}, {1, 13, 131}, {129, 257, 65}};
+  const std::vector<Shape3> shapes = {{37, 53, 29}, {1, 1, 1},    {1, 77, 1},    {67, 1, 45},
+                                      {37, 5, 53},  {1, 13, 131}, {129, 257, 65}};
   for (ctrl::Variant variant : {ctrl::Variant::generic, ctrl::Variant::library}) {
     if (variant == ctrl::Variant::library && !cpu_family()) continue;  // cuBLAS comes with the CUDA backend
     for (const auto& s : shapes) {
@@ -286,7 +289,8 @@ TEST_P(AppKernels, MatMulBothVariantsMatchReference) {
       ctl.launch<apps::MatMul>(variant, ctrl::Threads(s.m, s.n), C, A, B);
       ctl.detach(A, B, C);
       const auto ref = apps::reference::matmul(a.data, b.data, std::size_t(s.m), std::size_t(s.k), std::size_t(s.n));
-      const auto v = apps::compare_bounded("c", contents(C), ref.c, apps::reference::matmul_bound(ref, std::size_t(s.k)));
+      const auto v =
+          apps::compare_bounded("c", contents(C), ref.c, apps::reference::matmul_bound(ref, std::size_t(s.k)));
       EXPECT_TRUE(v.ok) << v.detail;
     }
   }

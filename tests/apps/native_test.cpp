@@ -85,7 +85,8 @@ TEST_F(NativeTwins, BlackScholesIsBitwiseTheCtrlResultAndMatchesReference) {
   std::vector<float> call(s.data.size()), put(s.data.size());
   apps::native::blackscholes(call.data(), put.data(), s.data.data(), x.data.data(), t.data.data(), n, 0.02F, 0.3F);
   const auto ref = apps::reference::blackscholes(s.data, x.data, t.data, 0.02F, 0.3F);
-  const auto v = apps::combine({apps::compare("call", call, ref.call, 2e-4, 2e-5), apps::compare("put", put, ref.put, 2e-4, 2e-5)});
+  const auto v = apps::combine(
+      {apps::compare("call", call, ref.call, 2e-4, 2e-5), apps::compare("put", put, ref.put, 2e-4, 2e-5)});
   EXPECT_TRUE(v.ok) << v.detail;
   auto S = tile_from(s, {n}, "price"), X = tile_from(x, {n}, "strike"), T = tile_from(t, {n}, "years");
   ctrl::Tile<float, 1> C({n}, "call"), P({n}, "put");
@@ -103,7 +104,8 @@ TEST_F(NativeTwins, JacobiIsBitwiseTheCtrlResultAndMatchesReference) {
     std::vector<float> native = m.data;
     std::unique_ptr<float[]> scratch(new float[m.data.size()]);
     apps::native::jacobi(native.data(), scratch.get(), r, c, 9);
-    const auto v = apps::compare("m", native, apps::reference::jacobi(m.data, shape[0], shape[1], 9), 4.0 * 0x1p-24 * 10, 0);
+    const auto v =
+        apps::compare("m", native, apps::reference::jacobi(m.data, shape[0], shape[1], 9), 4.0 * 0x1p-24 * 10, 0);
     EXPECT_TRUE(v.ok) << v.detail;
     auto M = tile_from(m, {r, c}, "m");
     ctrl::Tile<float, 2> copy({r, c}, ctrl::shape_only, "m_copy");
@@ -128,8 +130,10 @@ TEST_F(NativeTwins, MatMulBothVariantsAreBitwiseTheCtrlResultsAndMatchReference)
     for (ctrl::Variant variant : {ctrl::Variant::generic, ctrl::Variant::library}) {
       SCOPED_TRACE(ctrl::variant_name(variant));
       std::vector<float> native(std::size_t(m * n));
-      if (variant == ctrl::Variant::library) apps::native::matmul_blas(native.data(), a.data.data(), b.data.data(), m, k, n);
-      else apps::native::matmul_generic(native.data(), a.data.data(), b.data.data(), m, k, n);
+      if (variant == ctrl::Variant::library)
+        apps::native::matmul_blas(native.data(), a.data.data(), b.data.data(), m, k, n);
+      else
+        apps::native::matmul_generic(native.data(), a.data.data(), b.data.data(), m, k, n);
       const auto v = apps::compare_bounded("c", native, ref.c, bound);
       EXPECT_TRUE(v.ok) << v.detail;
       auto A = tile_from(a, {m, k}, "a"), B = tile_from(b, {k, n}, "b");
@@ -191,7 +195,8 @@ TEST(NativePinning, OpenMPThreadsStayOnTheirCores) {
 TEST(NativePinning, CoresComeFromTheDeviceText) {
   const auto usable = all_cores();
   EXPECT_EQ(apps::native_cores(ctrl::parse_device("cpu")), usable);
-  EXPECT_EQ(apps::native_cores(ctrl::parse_device("cpu:" + std::to_string(usable.front()))), std::vector<int>{usable.front()});
+  EXPECT_EQ(apps::native_cores(ctrl::parse_device("cpu:" + std::to_string(usable.front()))),
+            std::vector<int>{usable.front()});
   EXPECT_EQ(apps::native_cores(ctrl::parse_device("cpu:x1")), std::vector<int>{usable.front()});
   std::string note;
   EXPECT_EQ(apps::native_cores(ctrl::parse_device("cuda:0"), &note), usable);

@@ -21,8 +21,10 @@ bool wait_until(Pred pred) {
   const auto give_up = std::chrono::steady_clock::now() + deadlock_bound;
   for (unsigned i = 0; !pred(); ++i) {
     if (std::chrono::steady_clock::now() > give_up) return false;
-    if (i < 1000) std::this_thread::yield();
-    else std::this_thread::sleep_for(std::chrono::microseconds(200));
+    if (i < 1000)
+      std::this_thread::yield();
+    else
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
   return true;
 }

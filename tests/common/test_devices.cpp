@@ -30,8 +30,10 @@ std::vector<std::string> split_device_list(std::string_view list) {
     } else if (c == ',') {
       const bool continues = i + 1 < list.size() && std::isdigit(static_cast<unsigned char>(list[i + 1])) &&
                              current.find(':') != std::string::npos;
-      if (continues) current += c;
-      else flush();
+      if (continues)
+        current += c;
+      else
+        flush();
     } else {
       current += c;
     }
@@ -113,8 +115,7 @@ std::string param_name(const std::string& spec) {
   const TransferStats got = c.transfers();
   if (got == expected) return ::testing::AssertionSuccess();
   std::ostringstream os;
-  os << "controller " << c.name() << " (" << (c.shares_host_memory() ? "shared" : "separate")
-     << " memory) moved ";
+  os << "controller " << c.name() << " (" << (c.shares_host_memory() ? "shared" : "separate") << " memory) moved ";
   PrintTo(got, &os);
   os << ", expected ";
   PrintTo(expected, &os);

@@ -101,13 +101,10 @@ class DeviceTest : public ::testing::TestWithParam<std::string> {
 };
 
 struct SpecName {
-  std::string operator()(const ::testing::TestParamInfo<std::string>& info) const {
-    return param_name(info.param);
-  }
+  std::string operator()(const ::testing::TestParamInfo<std::string>& info) const { return param_name(info.param); }
 };
 
 }  // namespace ctrl::test
 
-#define CTRL_INSTANTIATE_DEVICE_TESTS(Suite)                                                          \
-  INSTANTIATE_TEST_SUITE_P(Devices, Suite, ::testing::ValuesIn(::ctrl::test::device_specs()), \
-                           ::ctrl::test::SpecName{})
+#define CTRL_INSTANTIATE_DEVICE_TESTS(Suite) \
+  INSTANTIATE_TEST_SUITE_P(Devices, Suite, ::testing::ValuesIn(::ctrl::test::device_specs()), ::ctrl::test::SpecName{})

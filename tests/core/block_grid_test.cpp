@@ -18,9 +18,9 @@ using ctrl::detail::chunk_grid;
 using ctrl::detail::static_grid;
 
 const std::vector<Threads> spaces = {
-    Threads(1), Threads(5), Threads(1000), Threads(1, 1000), Threads(1000, 1), Threads(1, 1, 1000),
-    Threads(3, 1001), Threads(7, 13), Threads(33, 3), Threads(5, 1, 97), Threads(2, 3, 5), Threads(1, 3, 1001),
-    Threads(64, 64), Threads(9, 9, 9), Threads(1, 1), Threads(1, 1, 1), Threads(2, 1, 2)};
+    Threads(1),       Threads(5),       Threads(1000),  Threads(1, 1000),  Threads(1000, 1), Threads(1, 1, 1000),
+    Threads(3, 1001), Threads(7, 13),   Threads(33, 3), Threads(5, 1, 97), Threads(2, 3, 5), Threads(1, 3, 1001),
+    Threads(64, 64),  Threads(9, 9, 9), Threads(1, 1),  Threads(1, 1, 1),  Threads(2, 1, 2)};
 const std::vector<int> worker_counts = {1, 2, 3, 4, 5, 7, 8, 16, 24, 64};
 
 // Every element of the space lies in exactly one block; returns the largest block's size.

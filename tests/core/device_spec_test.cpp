@@ -60,7 +60,8 @@ TEST(DeviceSpecParse, UnknownKindsStillParse) {  // whether the build has the ki
 }
 
 TEST(DeviceSpecFormat, CanonicalTextRoundTrips) {
-  for (const char* text : {"cpu", "cpu:0-3", "cpu:0,2,4-7", "cpu:x4", "cuda:0", "cuda:7", "offload:0-3", "offload:1,3"}) {
+  for (const char* text :
+       {"cpu", "cpu:0-3", "cpu:0,2,4-7", "cpu:x4", "cuda:0", "cuda:7", "offload:0-3", "offload:1,3"}) {
     SCOPED_TRACE(text);
     EXPECT_EQ(parse_device(text).str(), text);
     EXPECT_EQ(parse_device(parse_device(text).str()), parse_device(text));
@@ -87,10 +88,10 @@ TEST(DeviceSpecFormat, ParseCoresInvertsFormatCores) {
 // Every malformed text is a UsageError whose message quotes the text.
 TEST(DeviceSpecErrors, MalformedDeviceTexts) {
   const std::vector<std::string> bad = {
-      "",          ":0",       "cpu:",     "cpu:a",       "cpu:3-1",   "cpu:1,1",    "cpu:0-2,1",
-      "cpu:-1",    "cpu:1,,2", "cpu:1-",   "cpu:-",       "cpu:1,",    "cpu:x0",     "cpu:x",
-      "cpu:x-2",   "cuda:x",   "cuda:-1",  "cuda:1-2",    "cuda:",     "c pu:0",     "cpu!:0",
-      "cpu:99999999999",       "cpu:0-99999999999",      "cpu:1.5",   "cuda:0,1"};
+      "",         ":0",       "cpu:",  "cpu:a",  "cpu:3-1", "cpu:1,1",         "cpu:0-2,1",         "cpu:-1",
+      "cpu:1,,2", "cpu:1-",   "cpu:-", "cpu:1,", "cpu:x0",  "cpu:x",           "cpu:x-2",           "cuda:x",
+      "cuda:-1",  "cuda:1-2", "cuda:", "c pu:0", "cpu!:0",  "cpu:99999999999", "cpu:0-99999999999", "cpu:1.5",
+      "cuda:0,1"};
   for (const std::string& text : bad) {
     SCOPED_TRACE("'" + text + "'");
     try {

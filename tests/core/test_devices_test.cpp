@@ -26,7 +26,8 @@ TEST(TestDevices, DefaultListHasOneAndAllCpuCores) {
   ASSERT_GE(specs.size(), 2U);
   EXPECT_EQ(specs[0], "cpu:0");
   EXPECT_EQ(specs[1], "cpu");
-  for (const std::string& s : specs) EXPECT_NE(ctrl::parse_device(s).kind, "cuda") << "host-compiled tests cannot run on " << s;
+  for (const std::string& s : specs)
+    EXPECT_NE(ctrl::parse_device(s).kind, "cuda") << "host-compiled tests cannot run on " << s;
   EXPECT_EQ(ctrl::test::device_specs_for(true).back(), "cuda:0");
 }
 

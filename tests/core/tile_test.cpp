@@ -32,7 +32,7 @@ TEST(TileHost, OneToFourDimensionalIndexingIsRowMajor) {
     for (index_t j = 0; j < 3; ++j)
       for (index_t k = 0; k < 4; ++k) c(i, j, k) = static_cast<int>(i * 100 + j * 10 + k);
   EXPECT_EQ(c[0], 0);
-  EXPECT_EQ(c[5], 11);   // (0, 1, 1)
+  EXPECT_EQ(c[5], 11);    // (0, 1, 1)
   EXPECT_EQ(c[23], 123);  // the last
 }
 
@@ -160,7 +160,7 @@ TEST(WrappedTile, AlignmentFactsOfOwnedRowBlockAndWrappedMemory) {
   EXPECT_FALSE(owned.wrapped());
   EXPECT_EQ(owned.alignment(), 64U);
   EXPECT_TRUE(owned.padded());
-  EXPECT_EQ(owned.rows(1, 3).alignment(), 4U);  // 20-byte rows
+  EXPECT_EQ(owned.rows(1, 3).alignment(), 4U);   // 20-byte rows
   EXPECT_EQ(owned.rows(4, 6).alignment(), 16U);  // starts 80 bytes in
   alignas(64) float user[20] = {};
   auto w = ctrl::wrap(std::span<float>(user + 1, 12), {3, 4}, "user");

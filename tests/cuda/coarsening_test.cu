@@ -122,9 +122,8 @@ TEST(CudaCoarsening, EveryItemCountAndGridKeepsTheIndexMeaningIn1D) {
           ASSERT_EQ(cudaStreamSynchronize(s.stream()), cudaSuccess);
           const auto h = o.host(static_cast<std::size_t>(size));
           for (index_t i = 0; i < size; ++i)
-            ASSERT_EQ(h[i], i < n ? i + 1 : 0) << "n " << n << " items " << items << " grid-stride "
-                                                << mode.grid_stride << " prefetch " << g.prefetch << " block "
-                                                << block << " element " << i;
+            ASSERT_EQ(h[i], i < n ? i + 1 : 0) << "n " << n << " items " << items << " grid-stride " << mode.grid_stride
+                                               << " prefetch " << g.prefetch << " block " << block << " element " << i;
         }
       }
     }
@@ -286,16 +285,16 @@ TEST(CudaVectorRuns, TheStorageDecidesWhetherTheyRun) {
   };
   EXPECT_EQ((cd::row_unit<ctrl::In<float, 2>>()), 4);  // 16 bytes
   EXPECT_EQ((cd::row_unit<ctrl::In<double, 2>>()), 2);
-  EXPECT_EQ((cd::row_unit<ctrl::In<char, 2>>()), 4);  // at most a run
+  EXPECT_EQ((cd::row_unit<ctrl::In<char, 2>>()), 4);   // at most a run
   EXPECT_EQ((cd::row_unit<ctrl::In<Three, 2>>()), 1);  // no run of them stays aligned
-  EXPECT_EQ((cd::row_unit<float>()), 1);              // a value parameter
+  EXPECT_EQ((cd::row_unit<float>()), 1);               // a value parameter
   EXPECT_TRUE((cd::any_vector_tile<ctrl::Out<Three, 1>, ctrl::In<double, 1>, float>()));
   EXPECT_FALSE((cd::any_vector_tile<ctrl::Out<Three, 1>, int>()));
   const index_t e2[2] = {4, 2};
   EXPECT_TRUE(cd::vector_ready(ctrl::Out<float, 2>(f, e8), ctrl::In<float, 2>(f + 32, e8), 1.0F));
   EXPECT_FALSE(cd::vector_ready(ctrl::Out<float, 2>(f, e8), ctrl::In<float, 2>(f + 33, e8)));  // unaligned
   EXPECT_FALSE(cd::vector_ready(ctrl::Out<float, 2>(f, e6), ctrl::In<float, 2>(f + 32, e8)));  // rows of 6
-  EXPECT_TRUE(cd::vector_ready(ctrl::In<double, 2>(reinterpret_cast<double*>(f), e6)));         // 6 doubles: 48 bytes
+  EXPECT_TRUE(cd::vector_ready(ctrl::In<double, 2>(reinterpret_cast<double*>(f), e6)));        // 6 doubles: 48 bytes
   EXPECT_FALSE(cd::vector_ready(ctrl::In<float, 2>(f, e2)));
   EXPECT_TRUE(cd::vector_ready(ctrl::In<float, 1>(f + 4, e1)));  // a 1-D tile's length does not matter
   EXPECT_FALSE(cd::vector_ready(ctrl::In<float, 1>(f + 2, e1)));

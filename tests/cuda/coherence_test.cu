@@ -147,7 +147,8 @@ void run_seed(std::uint32_t seed) {
   // storage (sub-tiles share pages at their edges).
   auto add = [&](Tile<U, 1> t) {
     ModelTile m{t, std::vector<U>(t.size())};
-    for (std::size_t i = 0; i < m.value.size(); ++i) m.value[i] = t[static_cast<ctrl::index_t>(i)] = static_cast<U>(r.gen());
+    for (std::size_t i = 0; i < m.value.size(); ++i)
+      m.value[i] = t[static_cast<ctrl::index_t>(i)] = static_cast<U>(r.gen());
     r.tiles.push_back(std::move(m));
   };
   // (append: GCC 12's -Wrestrict misfires on "t" + std::to_string(n))
@@ -171,7 +172,8 @@ void run_seed(std::uint32_t seed) {
     if (t.owner >= 0 && !::testing::Test::HasFatalFailure()) r.detach(t);
   for (std::size_t c = 0; c < r.ctl.size(); ++c) {
     if (r.internal[c]) r.ctl[c]->destroy_internal(r.internal[c]->tile);
-    EXPECT_EQ(r.ctl[c]->transfers(), r.expected[c]) << "controller " << c << " (" << r.ctl[c]->name() << "), seed " << seed;
+    EXPECT_EQ(r.ctl[c]->transfers(), r.expected[c])
+        << "controller " << c << " (" << r.ctl[c]->name() << "), seed " << seed;
   }
 }
 

@@ -66,8 +66,8 @@ TEST(CudaController, JacobiHundredIterationsCopiesTheMatrixInOnceAndOutOnce) {
     tmp = ref;
     for (ctrl::index_t i = 1; i < rows - 1; ++i)
       for (ctrl::index_t j = 1; j < cols - 1; ++j)
-        ref[i * cols + j] = (tmp[(i + 1) * cols + j] + tmp[(i - 1) * cols + j] + tmp[i * cols + j + 1] +
-                             tmp[i * cols + j - 1]) * 0.25F;
+        ref[i * cols + j] =
+            (tmp[(i + 1) * cols + j] + tmp[(i - 1) * cols + j] + tmp[i * cols + j + 1] + tmp[i * cols + j - 1]) * 0.25F;
   }
   for (ctrl::index_t i = 0; i < rows * cols; ++i) ASSERT_NEAR(m[i], ref[i], 1e-4F * (1.0F + std::fabs(ref[i]))) << i;
   EXPECT_EQ(gpu.transfers(), moved(m.bytes(), 1, m.bytes(), 1));
@@ -150,7 +150,8 @@ TEST(CudaController, IndexMeaningAndClippingIn1D2D3D) {
     gpu.launch<cudatest::Where2>(Threads(67, 299), o);
     gpu.detach(o);
     for (ctrl::index_t i = 0; i < 70; ++i)
-      for (ctrl::index_t j = 0; j < 301; ++j) ASSERT_EQ(o(i, j), i < 67 && j < 299 ? i * 1000000 + j : -1) << i << "," << j;
+      for (ctrl::index_t j = 0; j < 301; ++j)
+        ASSERT_EQ(o(i, j), i < 67 && j < 299 ? i * 1000000 + j : -1) << i << "," << j;
   }
   {
     Tile<std::int64_t, 3> o({9, 13, 45}, "o3");
@@ -161,7 +162,8 @@ TEST(CudaController, IndexMeaningAndClippingIn1D2D3D) {
     for (ctrl::index_t i = 0; i < 9; ++i)
       for (ctrl::index_t j = 0; j < 13; ++j)
         for (ctrl::index_t k = 0; k < 45; ++k)
-          ASSERT_EQ(o(i, j, k), i < 7 && j < 11 && k < 41 ? (i * 1000 + j) * 1000 + k : -1) << i << "," << j << "," << k;
+          ASSERT_EQ(o(i, j, k), i < 7 && j < 11 && k < 41 ? (i * 1000 + j) * 1000 + k : -1)
+              << i << "," << j << "," << k;
   }
   {  // a 2-D space of 3 columns: the table's block is narrowed, not left mostly idle
     Tile<std::int64_t, 2> o({5000, 3}, "narrow");

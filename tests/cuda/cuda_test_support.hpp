@@ -35,7 +35,7 @@ void fill_random(const ctrl::Tile<T, N>& t, std::uint32_t seed, float lo = -1.0F
 }  // namespace cudatest
 
 // Skips the test, counted as skipped, where no GPU answers.
-#define CTRL_REQUIRE_GPU()                                                             \
-  do {                                                                                 \
+#define CTRL_REQUIRE_GPU()                                                                             \
+  do {                                                                                                 \
     if (!::cudatest::have_gpu()) GTEST_SKIP() << "no CUDA device: " << ::cudatest::no_device_reason(); \
   } while (0)

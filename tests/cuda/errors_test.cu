@@ -64,9 +64,9 @@ TEST(CudaErrors, OutOfMemoryNamesTheTileAndTheControllerCarriesOn) {
   CTRL_REQUIRE_GPU();
   Controller gpu{ctrl::cuda(0)};
   Tile<float, 1> huge({ctrl::index_t{1} << 40}, ctrl::shape_only, "huge");  // 4 TiB
-  EXPECT_TRUE(throws_naming<ctrl::DeviceError>([&] { gpu.create_internal(huge); },
-                                               {"create_internal", "'huge'", "cuda:0", "out of device memory",
-                                                "cudaMallocFromPoolAsync", "4.0 TiB"}));
+  EXPECT_TRUE(throws_naming<ctrl::DeviceError>(
+      [&] { gpu.create_internal(huge); },
+      {"create_internal", "'huge'", "cuda:0", "out of device memory", "cudaMallocFromPoolAsync", "4.0 TiB"}));
   Tile<float, 2> a({100, 100}, "a"), b({100, 100}, "b"), c({100, 100}, "c");
   a.fill(1.0F);
   b.fill(2.0F);
@@ -92,9 +92,9 @@ TEST(CudaErrors, FailedLaunchIsReportedAtWaitAndTheControllerCarriesOn) {
   o.fill(0.0F);
   gpu.attach(o);
   gpu.launch<TooBig>(Threads(128, 128), o);
-  EXPECT_TRUE(throws_naming<ctrl::DeviceError>([&] { gpu.wait(); },
-                                               {"launch #1", "'too_big'", "cuda:0", "the kernel launch failed", "cudaError",
-                                                "block 64x64x1"}));
+  EXPECT_TRUE(throws_naming<ctrl::DeviceError>(
+      [&] { gpu.wait(); },
+      {"launch #1", "'too_big'", "cuda:0", "the kernel launch failed", "cudaError", "block 64x64x1"}));
   gpu.launch<cudatest::Scale2>(Threads(128, 128), o, 2.0F);  // the controller carries on
   gpu.wait();
   gpu.detach(o);

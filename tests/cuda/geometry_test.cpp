@@ -89,14 +89,15 @@ TEST(CudaGeometry, GridsBeyondTheLimitsAreClampedAndLooped) {
   const auto g = geometry_for(Traits::fixed_block(1, 32), Threads(70001, 32));
   EXPECT_EQ(g.grid[1], 65535U);
   EXPECT_TRUE(cuda_detail::needs_grid_loop(g, Threads(70001, 32)));
-  EXPECT_FALSE(cuda_detail::needs_grid_loop(geometry_for(Traits{}, Threads(1000, 1000), {}, false), Threads(1000, 1000)));
+  EXPECT_FALSE(
+      cuda_detail::needs_grid_loop(geometry_for(Traits{}, Threads(1000, 1000), {}, false), Threads(1000, 1000)));
   EXPECT_TRUE(cuda_detail::needs_grid_loop(geometry_for(Traits{}, Threads(1000, 1000)), Threads(1000, 1000)))
       << "the table's striding grid loops";
 }
 
 TEST(CudaGeometry, StreamingKernelsAreCoarsenedComputeBoundOnesAreNot) {
   using cuda_detail::hopper_coarsening;
-  EXPECT_EQ(hopper_coarsening(coalescing::full, arith::low, sharing::low).items, 2U);     // matadd
+  EXPECT_EQ(hopper_coarsening(coalescing::full, arith::low, sharing::low).items, 2U);  // matadd
   EXPECT_TRUE(cuda_detail::hopper_coarsening(coalescing::full, arith::low, sharing::low).grid_stride);
   EXPECT_EQ(hopper_coarsening(coalescing::full, arith::medium, sharing::low).items, 1U);  // Black-Scholes
   EXPECT_TRUE(hopper_coarsening(coalescing::full, arith::medium, sharing::low).grid_stride);
@@ -104,8 +105,8 @@ TEST(CudaGeometry, StreamingKernelsAreCoarsenedComputeBoundOnesAreNot) {
   EXPECT_EQ(hopper_coarsening(coalescing::medium, arith::medium, sharing::medium).items, 1U);  // stencils
   EXPECT_TRUE(hopper_coarsening(coalescing::medium, arith::medium, sharing::medium).grid_stride);
   EXPECT_FALSE(hopper_coarsening(coalescing::full, arith::high, sharing::low).grid_stride);
-  EXPECT_EQ(hopper_coarsening(coalescing::full, arith::high, sharing::low).items, 1U);         // recurrence
-  EXPECT_EQ(hopper_coarsening(coalescing::full, arith::low, sharing::high).items, 1U);         // matmul
+  EXPECT_EQ(hopper_coarsening(coalescing::full, arith::high, sharing::low).items, 1U);  // recurrence
+  EXPECT_EQ(hopper_coarsening(coalescing::full, arith::low, sharing::high).items, 1U);  // matmul
   EXPECT_EQ(hopper_coarsening(coalescing::scattered, arith::low, sharing::low).items, 1U);
   for (auto c : {coalescing::deflt, coalescing::full, coalescing::medium, coalescing::scattered})
     for (auto a : {arith::deflt, arith::high, arith::medium, arith::low})
@@ -207,7 +208,8 @@ TEST(CudaGeometry, ShiftedRunsCoverTheWidenedRows) {
 TEST(CudaGeometry, VectorRunsTakeTheTablesBlock) {
   const Traits stencil{coalescing::medium, arith::medium, sharing::medium},
       streaming{coalescing::full, arith::low, sharing::low};
-  for (const auto& g : {geometry_for(stencil.interior(1), Threads(4094, 4094)), geometry_for(streaming, Threads(16384, 16384))}) {
+  for (const auto& g :
+       {geometry_for(stencil.interior(1), Threads(4094, 4094)), geometry_for(streaming, Threads(16384, 16384))}) {
     EXPECT_EQ(g.vector_block[0], g.block[0]);
     EXPECT_EQ(g.vector_block[1], g.block[1]);
     EXPECT_EQ(g.vector_block[2], g.block[2]);
@@ -266,7 +268,8 @@ TEST(CudaGeometry, RowDividerIsExactBelowTwoToThe31) {
   std::vector<std::uint32_t> divisors;
   for (std::uint32_t d = 1; d <= 4097; ++d) divisors.push_back(d);
   for (std::uint32_t k = 12; k < 31; ++k)
-    for (const std::int64_t delta : {-1, 0, 1}) divisors.push_back(static_cast<std::uint32_t>((std::int64_t{1} << k) + delta));
+    for (const std::int64_t delta : {-1, 0, 1})
+      divisors.push_back(static_cast<std::uint32_t>((std::int64_t{1} << k) + delta));
   for (const std::uint32_t d : {6'000U, 16'383U, 65'535U, 1'000'003U, 46'341U, top - 1, top}) divisors.push_back(d);
   std::uint64_t state = 88172645463325252ULL;  // xorshift64
   const auto next = [&] {

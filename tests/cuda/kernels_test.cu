@@ -52,8 +52,10 @@ TEST_P(CudaMatMul, EveryVariantMatchesTheReference) {
   for (ctrl::Variant v : {ctrl::Variant::generic, ctrl::Variant::native, ctrl::Variant::library}) {
     c.fill(std::nanf(""));
     gpu.attach(a, b, c);
-    if (v == ctrl::Variant::generic) gpu.launch<apps::MatMul>(v, Threads(m, n), c, a, b);
-    else gpu.launch<apps::MatMulCuda>(v, Threads(m, n), c, a, b);
+    if (v == ctrl::Variant::generic)
+      gpu.launch<apps::MatMul>(v, Threads(m, n), c, a, b);
+    else
+      gpu.launch<apps::MatMulCuda>(v, Threads(m, n), c, a, b);
     gpu.detach(a, b, c);
     EXPECT_LT(rel_error(c, ref), 1e-5) << ctrl::variant_name(v) << " " << m << "x" << k << "x" << n;
   }

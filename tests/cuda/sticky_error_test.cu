@@ -38,7 +38,7 @@ TEST(CudaStickyError, FaultIsReportedAtWaitNamingTheLaunchAndCpuCarriesOn) {
     EXPECT_NE(m.find("sticky"), std::string::npos) << m;
   }
   EXPECT_THROW(gpu->detach(o), ctrl::DeviceError);  // every later call on the lost context fails
-  gpu.reset();                                       // and shutting it down does not crash
+  gpu.reset();                                      // and shutting it down does not crash
 
   ctrl::Tile<float, 2> v({10, 10}, "v");
   v.fill(2.0F);

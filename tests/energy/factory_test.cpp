@@ -15,9 +15,7 @@ using ce::testing::TempDir;
 
 namespace {
 
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 // No powercap but the fixture's, no NVML, and no CPU estimate: no /proc/cpuinfo to rate the CPU
 // by and no /proc/stat (whatever this machine's CPU is, tests must not depend on it).
@@ -79,8 +77,8 @@ TEST(MakeMeter, CpuPackageSetSumsPackagesAndDram) {
   const auto pkg_only = ce::make_meter(ce::DeviceSpec::cpu({1}, /*with_dram=*/false), env);
   EXPECT_EQ(pkg_only->info().name, "rapl:package-1");
 
-  ce::testing::write_file(tmp.path() / "intel-rapl:1" / "energy_uj", "4000000\n");    // +1 J
-  ce::testing::write_file(tmp.path() / "intel-rapl:1:0" / "energy_uj", "750000\n");   // +0.25 J
+  ce::testing::write_file(tmp.path() / "intel-rapl:1" / "energy_uj", "4000000\n");   // +1 J
+  ce::testing::write_file(tmp.path() / "intel-rapl:1:0" / "energy_uj", "750000\n");  // +0.25 J
   EXPECT_NEAR(*both->energy_j(), 1.25, 1e-12);
   EXPECT_NEAR(*pkg_only->energy_j(), 1.0, 1e-12);
 }

@@ -15,9 +15,7 @@ namespace ce = ctrl::energy;
 
 namespace {
 
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 // Steers the fake library: dlopen of the same path yields the instance ctrl loads.
 class FakeNvml : public ::testing::Test {
@@ -50,8 +48,7 @@ class FakeNvml : public ::testing::Test {
 TEST(Nvml, MissingLibraryIsNoSensorWithTheReason) {
   const ce::NvmlProbe probe = ce::probe_nvml("libnvidia-ml-absent.so.1");
   EXPECT_FALSE(probe.present());
-  EXPECT_EQ(probe.absent_reason.rfind("no sensor: libnvidia-ml-absent.so.1 not found", 0), 0u)
-      << probe.absent_reason;
+  EXPECT_EQ(probe.absent_reason.rfind("no sensor: libnvidia-ml-absent.so.1 not found", 0), 0u) << probe.absent_reason;
   try {
     ce::NvmlMeter m(0, "libnvidia-ml-absent.so.1");
     FAIL() << "a meter without its library";
@@ -81,9 +78,8 @@ TEST(Nvml, ThisMachineIsReportedHonestly) {
     // One second spans about ten counter updates: the counter must have moved.
     const ce::BasePower b = ce::measure_base_power(m, std::chrono::seconds{1});
     ASSERT_TRUE(b.watts.has_value()) << b.absent_reason;
-    std::cout << "  gpu " << g.index << " (" << g.name << "): " << *b.watts << " W over "
-              << b.seconds << " s, " << b.samples << " samples, instantaneous "
-              << *b.min_power_w << ".." << *b.max_power_w << " W\n";
+    std::cout << "  gpu " << g.index << " (" << g.name << "): " << *b.watts << " W over " << b.seconds << " s, "
+              << b.samples << " samples, instantaneous " << *b.min_power_w << ".." << *b.max_power_w << " W\n";
     EXPECT_GT(*b.watts, 1.0);
     EXPECT_LT(*b.watts, 2000.0);
     // The whole second was sampled. How many samples fit in it depends on how often this thread

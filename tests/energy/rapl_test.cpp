@@ -19,9 +19,7 @@ using ce::testing::write_zone;
 
 namespace {
 
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 // A reader that answers EACCES for energy_uj, as a non-root user sees on Linux >= 5.10. Tests
 // run as root here, where chmod cannot deny a read, so the permission path is injected.
@@ -79,7 +77,7 @@ TEST(RaplScan, ThisMachineIsReportedHonestly) {
 TEST(WrapCounter, AccumulatesAcrossAWrap) {
   ce::WrapCounter c(900, 999);  // counts 0..999, then wraps to 0
   EXPECT_EQ(c.update(950), 50u);
-  EXPECT_EQ(c.update(950), 50u);  // no change between counter updates
+  EXPECT_EQ(c.update(950), 50u);                  // no change between counter updates
   EXPECT_EQ(c.update(10), 50u + 49u + 1u + 10u);  // 950 → 999 → 0 → 10
   EXPECT_EQ(c.wraps(), 1u);
   EXPECT_EQ(c.update(500), 600u);
@@ -122,8 +120,8 @@ TEST(RaplMeter, SumsPackageAndDramZones) {
   const auto scan = ce::scan_rapl(tmp.path());
   ce::RaplMeter meter({scan.zones[0], scan.zones[2]}, "rapl:package-0+package-0/dram");
   EXPECT_TRUE(contains(meter.info().measures, "package-0 + package-0/dram"));
-  write_file(tmp.path() / "intel-rapl:0" / "energy_uj", "3000000\n");     // +2 J
-  write_file(tmp.path() / "intel-rapl:0:1" / "energy_uj", "700000\n");    // +0.5 J
+  write_file(tmp.path() / "intel-rapl:0" / "energy_uj", "3000000\n");   // +2 J
+  write_file(tmp.path() / "intel-rapl:0:1" / "energy_uj", "700000\n");  // +0.5 J
   EXPECT_NEAR(*meter.energy_j(), 2.5, 1e-12);
   EXPECT_THROW(ce::RaplMeter({}, "rapl:nothing"), ctrl::UsageError);
 }

@@ -79,9 +79,8 @@ inline void write_file(const std::filesystem::path& file, const std::string& tex
 }
 
 // One powercap zone as the kernel lays it out (flat, as in /sys/class/powercap itself).
-inline void write_zone(const std::filesystem::path& root, const std::string& zone,
-                       const std::string& name, unsigned long long energy_uj,
-                       unsigned long long max_range_uj = 262143328850ULL) {
+inline void write_zone(const std::filesystem::path& root, const std::string& zone, const std::string& name,
+                       unsigned long long energy_uj, unsigned long long max_range_uj = 262143328850ULL) {
   write_file(root / zone / "name", name + "\n");
   write_file(root / zone / "energy_uj", std::to_string(energy_uj) + "\n");
   write_file(root / zone / "max_energy_range_uj", std::to_string(max_range_uj) + "\n");

@@ -78,10 +78,12 @@ TEST_F(FilesTest, InputsAreRegularFilesAndAFifoIsRefusedWithoutWaiting) {
   EXPECT_EQ(io::read_input(write("a.txt", "text")), "text");
   const fs::path f = fifo("in.fifo");  // no writer: a blocking open would wait forever
   EXPECT_EQ(message_of<ctrl::UsageError>([&] { io::read_input(f); }), f.string() + ": a FIFO, not a regular file");
-  EXPECT_EQ(message_of<ctrl::UsageError>([&] { io::open_input(dir_); }), dir_.string() + ": a directory, not a regular file");
+  EXPECT_EQ(message_of<ctrl::UsageError>([&] { io::open_input(dir_); }),
+            dir_.string() + ": a directory, not a regular file");
   EXPECT_EQ(message_of<ctrl::UsageError>([&] { io::open_input("/dev/null"); }),
             "/dev/null: a character device, not a regular file");
-  EXPECT_EQ(message_of<ctrl::UsageError>([&] { io::open_input(dir_ / "none"); }), (dir_ / "none").string() + ": no such file");
+  EXPECT_EQ(message_of<ctrl::UsageError>([&] { io::open_input(dir_ / "none"); }),
+            (dir_ / "none").string() + ": no such file");
   // The descriptor reads in blocking mode again.
   const io::FileDescriptor fd = io::open_input(dir_ / "a.txt");
   EXPECT_EQ(::fcntl(fd.get(), F_GETFL) & O_NONBLOCK, 0);
@@ -129,7 +131,8 @@ TEST_F(FilesTest, CheckFilesNamesTheOptionOfAnOutputThatCannotBeWritten) {
   const io::FileArgument same[] = {{"--profile", in, false}, {"--plot", in, true}};
   EXPECT_PRED2(contains, message_of<ctrl::UsageError>([&] { io::check_files(same); }),
                "an output may not overwrite an input");
-  const io::FileArgument fine[] = {{"--profile", dir_ / "not-read-here.csv", false}, {"--plot", dir_ / "new.svg", true}};
+  const io::FileArgument fine[] = {{"--profile", dir_ / "not-read-here.csv", false},
+                                   {"--plot", dir_ / "new.svg", true}};
   EXPECT_NO_THROW(io::check_files(fine));
   if (::geteuid() == 0) GTEST_SKIP() << "root may write anywhere";
   // An existing file is replaced through its directory, so that directory must be writable too.
@@ -140,7 +143,8 @@ TEST_F(FilesTest, CheckFilesNamesTheOptionOfAnOutputThatCannotBeWritten) {
   const io::FileArgument ro[] = {{"--plot", locked / "old.svg", true}};
   const std::string message = message_of<ctrl::UsageError>([&] { io::check_files(ro); });
   fs::permissions(locked, fs::perms::owner_all);
-  EXPECT_EQ(message, "--plot " + (locked / "old.svg").string() + ": directory '" + locked.string() + "' is not writable");
+  EXPECT_EQ(message,
+            "--plot " + (locked / "old.svg").string() + ": directory '" + locked.string() + "' is not writable");
 }
 
 TEST_F(FilesTest, AReplacedFileKeepsItsPermissionsAndNoTemporaryRemains) {
@@ -204,7 +208,7 @@ TEST_F(FilesTest, TheNextSaveRemovesWhatADeadProcessLeft) {
   int status = 0;
   ASSERT_EQ(::waitpid(child, &status, 0), child);  // its PID now names no process
   const std::string dead = ".a.txt.tmp-" + std::to_string(child) + "-0123456789abcdef";
-  const std::string alive = ".a.txt.tmp-1-0123456789abcdef";        // PID 1 is always there
+  const std::string alive = ".a.txt.tmp-1-0123456789abcdef";                              // PID 1 is always there
   const std::string other = ".b.txt.tmp-" + std::to_string(child) + "-0123456789abcdef";  // another target
   const std::string locked = ".a.txt.tmp-" + std::to_string(child) + "-fedcba9876543210";
   for (const auto& n : {dead, alive, other, locked}) write(n, "left over");
@@ -267,7 +271,8 @@ TEST_F(FilesTest, AnOutputThatIsAnInputIsRefused) {
                   ": an output may not overwrite an input of the same command");
   }
   // Two outputs to one new file, spelled differently.
-  const io::FileArgument outs[] = {{"--json", dir_ / "new.json", true}, {"--output", dir_ / "x" / ".." / "new.json", true}};
+  const io::FileArgument outs[] = {{"--json", dir_ / "new.json", true},
+                                   {"--output", dir_ / "x" / ".." / "new.json", true}};
   fs::create_directories(dir_ / "x");
   EXPECT_PRED2(contains, message_of<ctrl::UsageError>([&] { io::check_distinct_files(outs); }), "two outputs");
   // Distinct files, two inputs that are one file, and options not given: fine.

@@ -386,7 +386,8 @@ TEST_F(NpyTest, RejectsMissingFilesAndDirectories) {
             (dir_ / "none.npy").string() + ": no such file");
   EXPECT_EQ(message_of<ctrl::UsageError>([&] { npy::read_header(dir_ / "none" / "a.npy"); }),
             (dir_ / "none" / "a.npy").string() + ": no such file");
-  EXPECT_EQ(message_of<ctrl::UsageError>([&] { npy::read_header(dir_); }), dir_.string() + ": a directory, not a regular file");
+  EXPECT_EQ(message_of<ctrl::UsageError>([&] { npy::read_header(dir_); }),
+            dir_.string() + ": a directory, not a regular file");
 }
 
 // ---- atomic saves -------------------------------------------------------------------------------

@@ -202,8 +202,8 @@ class Sequence {
         const u32 got = s.tile(r, c), want = at(s, r, c);
         if (got != want) {
           std::ostringstream os;
-          os << when << ": tile " << s.tile.name() << " element (" << r << ", " << c << ") is " << got << ", the reference says "
-             << want;
+          os << when << ": tile " << s.tile.name() << " element (" << r << ", " << c << ") is " << got
+             << ", the reference says " << want;
           fail(os.str());
           return;
         }
@@ -214,18 +214,26 @@ class Sequence {
     const int op = rng_.below(100);
     Slot& s = slots_[static_cast<std::size_t>(rng_.below(static_cast<int>(slots_.size())))];
     const int c = rng_.below(static_cast<int>(ctl_.size()));
-    if (op < 20) do_attach(rng_.chance(75) ? pick(s, [&](const Slot& t) { return attachable(t); }) : s, c);
-    else if (op < 32) do_detach(rng_.chance(90) ? pick(s, [](const Slot& t) { return t.owner >= 0; }) : s, c);
+    if (op < 20)
+      do_attach(rng_.chance(75) ? pick(s, [&](const Slot& t) { return attachable(t); }) : s, c);
+    else if (op < 32)
+      do_detach(rng_.chance(90) ? pick(s, [](const Slot& t) { return t.owner >= 0; }) : s, c);
     else if (op < 74)
       do_launch(c);
     else if (op < 80)
       do_take(rng_.chance(90) ? pick(s, [](const Slot& t) { return t.owner >= 0; }) : s, c);
-    else if (op < 85) do_create_internal(rng_.chance(75) ? pick(s, [](const Slot& t) { return t.array < 0 && t.owner < 0; }) : s, c);
-    else if (op < 89) do_destroy_internal(rng_.chance(90) ? pick(s, [](const Slot& t) { return t.internal; }) : s, c);
-    else if (op < 93) do_host_write(s);
-    else if (op < 95) do_host_check(s);
-    else if (op < 97) do_detach_two(c);
-    else if (op < 99) do_copy_rows(s);
+    else if (op < 85)
+      do_create_internal(rng_.chance(75) ? pick(s, [](const Slot& t) { return t.array < 0 && t.owner < 0; }) : s, c);
+    else if (op < 89)
+      do_destroy_internal(rng_.chance(90) ? pick(s, [](const Slot& t) { return t.internal; }) : s, c);
+    else if (op < 93)
+      do_host_write(s);
+    else if (op < 95)
+      do_host_check(s);
+    else if (op < 97)
+      do_detach_two(c);
+    else if (op < 99)
+      do_copy_rows(s);
     else {
       log_ << "wait c" << c << "; ";
       ctl(c).wait();
@@ -459,11 +467,21 @@ class Sequence {
     auto tile = [&](std::size_t i) -> ctrl::Tile<u32, 2>& { return chosen[i]->tile; };
     const bool ok = attempt(legal, "launch", [&] {
       switch (k->kind) {
-        case K::set: ctl(c).launch<KSet>(space, tile(0), v); break;
-        case K::axpy: ctl(c).launch<KAxpy>(space, tile(0), tile(1), v); break;
-        case K::combine: ctl(c).launch<KCombine>(space, tile(0), tile(1), tile(2)); break;
-        case K::swap: ctl(c).launch<KSwap>(space, tile(0), tile(1)); break;
-        case K::out_inout: ctl(c).launch<KOutInOut>(space, tile(0), tile(1), v); break;
+        case K::set:
+          ctl(c).launch<KSet>(space, tile(0), v);
+          break;
+        case K::axpy:
+          ctl(c).launch<KAxpy>(space, tile(0), tile(1), v);
+          break;
+        case K::combine:
+          ctl(c).launch<KCombine>(space, tile(0), tile(1), tile(2));
+          break;
+        case K::swap:
+          ctl(c).launch<KSwap>(space, tile(0), tile(1));
+          break;
+        case K::out_inout:
+          ctl(c).launch<KOutInOut>(space, tile(0), tile(1), v);
+          break;
       }
     });
     if (!ok) return;
@@ -471,9 +489,15 @@ class Sequence {
     for (index_t x = 0; x < r; ++x)
       for (index_t y = 0; y < cols; ++y) {
         switch (k->kind) {
-          case K::set: at(*chosen[0], x, y) = v ^ static_cast<u32>(x * 7 + y * 13); break;
-          case K::axpy: at(*chosen[0], x, y) = at(*chosen[0], x, y) * 3U + at(*chosen[1], x, y) * v + 1U; break;
-          case K::combine: at(*chosen[0], x, y) = at(*chosen[1], x, y) - at(*chosen[2], x, y) * 2U; break;
+          case K::set:
+            at(*chosen[0], x, y) = v ^ static_cast<u32>(x * 7 + y * 13);
+            break;
+          case K::axpy:
+            at(*chosen[0], x, y) = at(*chosen[0], x, y) * 3U + at(*chosen[1], x, y) * v + 1U;
+            break;
+          case K::combine:
+            at(*chosen[0], x, y) = at(*chosen[1], x, y) - at(*chosen[2], x, y) * 2U;
+            break;
           case K::swap: {
             const u32 old = at(*chosen[0], x, y);
             at(*chosen[0], x, y) = at(*chosen[1], x, y) + 1U;

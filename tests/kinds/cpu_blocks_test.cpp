@@ -47,12 +47,11 @@ struct CallLog {
   void record(const ctrl::CpuBlock& b, const Threads& space) {
     calls.fetch_add(1);
     workers.store(b.workers);
-    const bool inside = b.x.hi <= space.x() && b.y.hi <= space.y() && b.z.hi <= space.z() && b.x.lo >= 0 &&
-                        b.y.lo >= 0 && b.z.lo >= 0;
+    const bool inside =
+        b.x.hi <= space.x() && b.y.hi <= space.y() && b.z.hi <= space.z() && b.x.lo >= 0 && b.y.lo >= 0 && b.z.lo >= 0;
     const bool same_space = b.space.x() == space.x() && b.space.y() == space.y() && b.space.z() == space.z() &&
                             b.space.dims() == space.dims();
-    if (b.size() == 0 || !inside || !same_space || b.worker < 0 || b.worker >= b.workers ||
-        b.workers > max_workers) {
+    if (b.size() == 0 || !inside || !same_space || b.worker < 0 || b.worker >= b.workers || b.workers > max_workers) {
       malformed.fetch_add(1);
       return;
     }
@@ -156,7 +155,8 @@ class CpuBlocksTest : public ctrl::test::DeviceTest {
     for (index_t x = 0; x < c.space.x(); ++x)
       for (index_t y = 0; y < c.space.y(); ++y)
         for (index_t z = 0; z < c.space.z(); ++z)
-          ASSERT_EQ(a(x, y, z), static_cast<u32>((x * c.space.y() + y) * c.space.z() + z) + 1U) << x << "," << y << "," << z;
+          ASSERT_EQ(a(x, y, z), static_cast<u32>((x * c.space.y() + y) * c.space.z() + z) + 1U)
+              << x << "," << y << "," << z;
   }
 
   // Runs a native variant over the case's space; the elements are checked as for generic ones.
@@ -213,7 +213,8 @@ TEST_P(CpuBlocksTest, RegularNativeBlocksAreBoxesOnePerWorkerAtMost) {
     CallLog log;
     run_native<NativeVisit<cost::regular>>(c, log);
     const int w = log.workers.load();
-    for (int i = 0; i < w; ++i) EXPECT_LE(log.per_worker[static_cast<std::size_t>(i)].load(), 1) << c.what << ", worker " << i;
+    for (int i = 0; i < w; ++i)
+      EXPECT_LE(log.per_worker[static_cast<std::size_t>(i)].load(), 1) << c.what << ", worker " << i;
     EXPECT_LE(log.calls.load(), std::min<index_t>(w, c.space.size())) << c.what;
   }
 }

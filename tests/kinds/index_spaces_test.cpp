@@ -41,7 +41,8 @@ struct UnusedZ {
 // A 4-D tile from a 3-D space: each thread walks the last dimension.
 struct Fill4 {
   CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::Out<u32, 4> a) const {
-    for (index_t w = 0; w < a.extent(3); ++w) a(t.x, t.y, t.z, w) = static_cast<u32>(((t.x * 4 + t.y) * 5 + t.z) * 6 + w);
+    for (index_t w = 0; w < a.extent(3); ++w)
+      a(t.x, t.y, t.z, w) = static_cast<u32>(((t.x * 4 + t.y) * 5 + t.z) * 6 + w);
   }
 };
 
@@ -165,9 +166,9 @@ TEST_P(IndexSpacesTest, IndexedMaskExemptsASmallLookupTable) {
   ctl().attach(out, table);
   ctl().launch<Lookup>(ctrl::Threads(100), out, table);
   // Without the declaration, the table is checked against the space and found too small.
-  EXPECT_TRUE(ctrl::test::throws_naming<ctrl::UsageError>(
-      [&] { ctl().launch<LookupUnmarked>(ctrl::Threads(100), out, table); },
-      {"lookup_unmarked", "'table'", ctl().name(), "(100)"}));
+  EXPECT_TRUE(
+      ctrl::test::throws_naming<ctrl::UsageError>([&] { ctl().launch<LookupUnmarked>(ctrl::Threads(100), out, table); },
+                                                  {"lookup_unmarked", "'table'", ctl().name(), "(100)"}));
   ctl().detach(out, table);
   for (index_t i = 0; i < 100; ++i) ASSERT_EQ(out(i), static_cast<u32>(10 * (i % 4) + 7)) << i;
 }

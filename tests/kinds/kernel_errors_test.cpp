@@ -62,8 +62,7 @@ TEST_P(KernelErrorsTest, ThrowSurfacesAtWaitNamingKernelAndController) {
   a.fill(0);
   ctl().attach(a);
   ctl().launch<Thrower>(ctrl::Threads(64), a, 0);
-  EXPECT_TRUE(throws_naming<ctrl::KernelError>([&] { ctl().wait(); },
-                                               {"'thrower'", ctl().name(), "boom in worker 0"}));
+  EXPECT_TRUE(throws_naming<ctrl::KernelError>([&] { ctl().wait(); }, {"'thrower'", ctl().name(), "boom in worker 0"}));
   ctl().detach(a);
 }
 
@@ -166,7 +165,8 @@ TEST_P(KernelErrorsTest, KernelWithoutANameIsNamedByItsType) {
   ctrl::Tile<u32, 1> a({4}, "a");
   ctl().attach(a);
   ctl().launch<UnnamedThrower>(ctrl::Threads(4), a);
-  EXPECT_TRUE(throws_naming<ctrl::KernelError>([&] { ctl().wait(); }, {"UnnamedThrower", ctl().name(), "unnamed boom"}));
+  EXPECT_TRUE(
+      throws_naming<ctrl::KernelError>([&] { ctl().wait(); }, {"UnnamedThrower", ctl().name(), "unnamed boom"}));
   ctl().detach(a);
 }
 

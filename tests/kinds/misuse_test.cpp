@@ -69,8 +69,8 @@ TEST_P(MisuseTest, AttachingATileToTwoControllers) {
   auto other = another();
   ctrl::Tile<u32, 2> a({4, 4}, "a");
   ctl().attach(a);
-  EXPECT_TRUE(throws_naming<ctrl::UsageError>([&] { other->attach(a); },
-                                              {"'a'", other->name(), "already attached to controller " + ctl().name()}));
+  EXPECT_TRUE(throws_naming<ctrl::UsageError>(
+      [&] { other->attach(a); }, {"'a'", other->name(), "already attached to controller " + ctl().name()}));
   ctl().detach(a);
   EXPECT_NO_THROW(other->attach(a));
   other->detach(a);
@@ -92,8 +92,8 @@ TEST_P(MisuseTest, DetachingFromTheWrongController) {
   auto other = another();
   ctrl::Tile<u32, 2> a({4, 4}, "a");
   ctl().attach(a);
-  EXPECT_TRUE(throws_naming<ctrl::UsageError>([&] { other->detach(a); },
-                                              {"'a'", "from controller " + other->name(), "attached to controller " + ctl().name()}));
+  EXPECT_TRUE(throws_naming<ctrl::UsageError>([&] { other->detach(a); }, {"'a'", "from controller " + other->name(),
+                                                                          "attached to controller " + ctl().name()}));
   EXPECT_NO_THROW(ctl().detach(a));  // still attached where it was
 }
 
@@ -113,15 +113,16 @@ TEST_P(MisuseTest, DetachingSeveralTilesWithOneWrongDetachesNone) {
 TEST_P(MisuseTest, DetachingAnInternalTile) {
   ctrl::Tile<u32, 2> s({4, 4}, ctrl::shape_only, "scratch");
   ctl().create_internal(s);
-  EXPECT_TRUE(throws_naming<ctrl::UsageError>([&] { ctl().detach(s); }, {"'scratch'", ctl().name(), "destroy_internal"}));
+  EXPECT_TRUE(
+      throws_naming<ctrl::UsageError>([&] { ctl().detach(s); }, {"'scratch'", ctl().name(), "destroy_internal"}));
   ctl().destroy_internal(s);
 }
 
 TEST_P(MisuseTest, DestroyingATileThatIsNotInternal) {
   ctrl::Tile<u32, 2> a({4, 4}, "a");
   ctl().attach(a);
-  EXPECT_TRUE(throws_naming<ctrl::UsageError>([&] { ctl().destroy_internal(a); },
-                                              {"'a'", ctl().name(), "not internal"}));
+  EXPECT_TRUE(
+      throws_naming<ctrl::UsageError>([&] { ctl().destroy_internal(a); }, {"'a'", ctl().name(), "not internal"}));
   ctl().detach(a);
   EXPECT_TRUE(throws_naming<ctrl::UsageError>([&] { ctl().destroy_internal(a); }, {"'a'", ctl().name()}));
 }

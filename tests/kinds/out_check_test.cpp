@@ -102,12 +102,16 @@ class ScopedEnv {
  public:
   ScopedEnv(const char* name, const char* value) : name_(name) {
     if (const char* old = std::getenv(name)) old_ = old;
-    if (value) setenv(name, value, 1);
-    else unsetenv(name);
+    if (value)
+      setenv(name, value, 1);
+    else
+      unsetenv(name);
   }
   ~ScopedEnv() {
-    if (old_) setenv(name_, old_->c_str(), 1);
-    else unsetenv(name_);
+    if (old_)
+      setenv(name_, old_->c_str(), 1);
+    else
+      unsetenv(name_);
   }
   ScopedEnv(const ScopedEnv&) = delete;
   ScopedEnv& operator=(const ScopedEnv&) = delete;
@@ -131,14 +135,16 @@ TEST_P(OutCheckTest, PartialOutWriteFailsTheSameWayOnEveryKind) {
   c->attach(next, cur);
   c->launch<Stencil<ctrl::Out>>(ctrl::Threads(n, n), next, cur);
   EXPECT_TRUE(throws_naming<ctrl::KernelError>(
-      [&] { c->wait(); }, {"kernel 'stencil'", "launch #1", c->name(), "Out tile 'next'",
-                           "left 60 of 256 elements", "unwritten (first at (0, 0))", "take the tile as InOut"}));
+      [&] { c->wait(); }, {"kernel 'stencil'", "launch #1", c->name(), "Out tile 'next'", "left 60 of 256 elements",
+                           "unwritten (first at (0, 0))", "take the tile as InOut"}));
   c->detach(next, cur);
   // The same result on every kind: the interior computed, the boundary the poison (never 7).
   for (index_t i = 0; i < n; ++i)
     for (index_t j = 0; j < n; ++j) {
-      if (on_boundary(i, j)) ASSERT_EQ(bits(next(i, j)), 0x7fa5a5a5U) << i << "," << j;
-      else ASSERT_EQ(next(i, j), interior(cur, i, j)) << i << "," << j;
+      if (on_boundary(i, j))
+        ASSERT_EQ(bits(next(i, j)), 0x7fa5a5a5U) << i << "," << j;
+      else
+        ASSERT_EQ(next(i, j), interior(cur, i, j)) << i << "," << j;
     }
   // The check moves nothing that transfers() counts: Out is still never copied in.
   EXPECT_TRUE(ctrl::test::moved(*c, TransferStats{cur.bytes(), 1, next.bytes(), 1}));
@@ -244,8 +250,8 @@ TEST_P(OutCheckTest, PoisonComesAfterEarlierLaunchesThatReadTheTile) {
   ctrl::Tile<u32, 1> a({m}, "a"), b({m}, "b");
   for (index_t i = 0; i < m; ++i) a(i) = static_cast<u32>(i);
   c->attach(a, b);
-  c->launch<Twice>(ctrl::Threads(m), b, a);  // reads a
-  c->launch<CheckedIota>(ctrl::Threads(m), a);      // then poisons and writes it
+  c->launch<Twice>(ctrl::Threads(m), b, a);     // reads a
+  c->launch<CheckedIota>(ctrl::Threads(m), a);  // then poisons and writes it
   EXPECT_NO_THROW(c->wait());
   c->detach(a, b);
   for (index_t i = 0; i < m; ++i) ASSERT_EQ(b(i), 2U * static_cast<u32>(i)) << i;

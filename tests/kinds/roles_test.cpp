@@ -148,8 +148,8 @@ TEST_P(RolesTest, TileWrittenOnTheDeviceIsReadThereWithoutCopies) {
   const index_t n = 80;
   ctrl::Tile<u32, 1> a({n}, "a"), b({n}, "b");
   ctl().attach(a, b);
-  ctl().launch<Iota>(ctrl::Threads(n), a);            // a written on the device
-  ctl().launch<Scale>(ctrl::Threads(n), b, a, 3U);    // read where it is valid
+  ctl().launch<Iota>(ctrl::Threads(n), a);          // a written on the device
+  ctl().launch<Scale>(ctrl::Threads(n), b, a, 3U);  // read where it is valid
   ctl().launch<AddInto>(ctrl::Threads(n), b, a);
   ctl().detach(a, b);
   for (index_t i = 0; i < n; ++i) ASSERT_EQ(b(i), static_cast<u32>(4 * i));

@@ -100,7 +100,7 @@ TEST_P(ValuesTest, KernelObjectStateIsUsed) {
   ctrl::Tile<int, 1> a({10}, "a");
   a.fill(2);
   ctl().attach(a);
-  ctl().launch_with(Affine{3, 1}, ctrl::Variant::automatic, ctrl::Threads(10), a);   // 7
+  ctl().launch_with(Affine{3, 1}, ctrl::Variant::automatic, ctrl::Threads(10), a);    // 7
   ctl().launch_with(Affine{-1, 100}, ctrl::Variant::automatic, ctrl::Threads(5), a);  // 93 in the first half
   ctl().detach(a);
   for (ctrl::index_t i = 0; i < 10; ++i) EXPECT_EQ(a(i), i < 5 ? 93 : 7) << i;

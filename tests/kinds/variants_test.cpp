@@ -140,8 +140,9 @@ TEST_P(VariantsTest, AskingForAMissingVariantIsAUsageErrorNamingKernelAndControl
                                               {"'generic_only'", ctl().name(), "library"}));
   EXPECT_TRUE(throws_naming<ctrl::UsageError>([&] { ctl().launch<NativeOnly>(Variant::generic, ctrl::Threads(4), m); },
                                               {"'native_only'", ctl().name(), "generic"}));
-  EXPECT_TRUE(throws_naming<ctrl::UsageError>([&] { ctl().launch<GenericAndNative>(Variant::library, ctrl::Threads(4), m); },
-                                              {"'generic_and_native'", ctl().name(), "library"}));
+  EXPECT_TRUE(
+      throws_naming<ctrl::UsageError>([&] { ctl().launch<GenericAndNative>(Variant::library, ctrl::Threads(4), m); },
+                                      {"'generic_and_native'", ctl().name(), "library"}));
   ctl().detach(m);
   EXPECT_TRUE(ctrl::test::moved(ctl(), ctrl::TransferStats{}));  // refused launches leave no trace
 }

@@ -57,16 +57,15 @@ TEST_P(Split, MatchesTheReference) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Workloads, Split,
-    ::testing::Values(SplitCase{"dgemm", 37, {"cpu:0"}, {23}},
-                      SplitCase{"dgemm", 64, {"cpu:0", "cpu:1"}, {31, 0}},
-                      SplitCase{"dgemm", 53, {"cpu:0", "cpu:1", "offload:0-1"}, {17, 1, 29}},
-                      SplitCase{"dgemm", 40, {"cpu:0-1", "offload:1"}, {0, 13}},
-                      SplitCase{"fft2d", 48, {"cpu:0"}, {11}},  // 48 = 16 x 3: Bluestein reference
-                      SplitCase{"fft2d", 64, {"cpu:0", "cpu:1", "offload:0-1"}, {5, 0, 9}},
-                      SplitCase{"fft2d", 30, {"cpu:0-1", "offload:0"}, {13, 7}}),
-    [](const auto& p) { return p.param.app + "_" + std::to_string(p.index); });
+INSTANTIATE_TEST_SUITE_P(Workloads, Split,
+                         ::testing::Values(SplitCase{"dgemm", 37, {"cpu:0"}, {23}},
+                                           SplitCase{"dgemm", 64, {"cpu:0", "cpu:1"}, {31, 0}},
+                                           SplitCase{"dgemm", 53, {"cpu:0", "cpu:1", "offload:0-1"}, {17, 1, 29}},
+                                           SplitCase{"dgemm", 40, {"cpu:0-1", "offload:1"}, {0, 13}},
+                                           SplitCase{"fft2d", 48, {"cpu:0"}, {11}},  // 48 = 16 x 3: Bluestein reference
+                                           SplitCase{"fft2d", 64, {"cpu:0", "cpu:1", "offload:0-1"}, {5, 0, 9}},
+                                           SplitCase{"fft2d", 30, {"cpu:0-1", "offload:0"}, {13, 7}}),
+                         [](const auto& p) { return p.param.app + "_" + std::to_string(p.index); });
 
 // With a GPU (the H200 machine): the cuBLAS and cuFFT variants beside a CPU group.
 TEST(Gpu, SplitWithACpuGroupMatchesTheReference) {
@@ -201,8 +200,7 @@ TEST(Args, Sizes) {
   EXPECT_EQ(parse_sizes("5,3,5,9"), (std::vector<index_t>{3, 5, 9}));
   EXPECT_EQ(parse_sizes(std::vector<std::string>{"8", "4:8:4"}), (std::vector<index_t>{4, 8}));
   // Near index_t's top, stepping does not wrap (it used to loop on wrapped sizes).
-  EXPECT_EQ(parse_sizes("1:9223372036854775807:9223372036854775800"),
-            (std::vector<index_t>{1, 9223372036854775801}));
+  EXPECT_EQ(parse_sizes("1:9223372036854775807:9223372036854775800"), (std::vector<index_t>{1, 9223372036854775801}));
   for (const char* bad : {"0:8:4", "8:4:1", "1:8:0", "1:8", "a,b", "", "-4", "1:2:3:4", "3,0"})
     EXPECT_THROW(parse_sizes(std::string_view(bad)), UsageError) << bad;
 }

@@ -74,7 +74,8 @@ TEST(Dgemm, ShuffledVariantsEqualEnumeration) {
       for (const auto& q : v) energies.push_back(q.energy);
       std::shuffle(energies.begin(), energies.end(), rng);
       for (std::size_t i = 0; i < v.size(); ++i) v[i].energy = 0.5 * (v[i].energy + energies[i]);
-      procs.push_back(dgemm_processor("p" + std::to_string(k), v, 32, 0.5 + 0.4 * k, 1.5 - 0.3 * k, 4, static_cast<std::size_t>(k)));
+      procs.push_back(dgemm_processor("p" + std::to_string(k), v, 32, 0.5 + 0.4 * k, 1.5 - 0.3 * k, 4,
+                                      static_cast<std::size_t>(k)));
     }
     const Profile profile(std::move(procs));
     for (const Size n : {800, 1200, 1500}) {

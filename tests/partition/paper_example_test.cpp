@@ -34,7 +34,8 @@ void expect_saved(const PaperTrace& trace, int level, Size w, std::vector<Quintu
   const auto* saved = trace.saved(level, w);
   ASSERT_NE(saved, nullptr);
   ASSERT_EQ(saved->size(), expected.size());
-  std::sort(expected.begin(), expected.end(), [](const Quintuple& a, const Quintuple& b) { return a.energy < b.energy; });
+  std::sort(expected.begin(), expected.end(),
+            [](const Quintuple& a, const Quintuple& b) { return a.energy < b.energy; });
   for (std::size_t i = 0; i < expected.size(); ++i) {
     const PaperMemoEntry& e = (*saved)[i];
     EXPECT_EQ(e.energy, expected[i].energy);
@@ -110,7 +111,8 @@ TEST(PaperExample, TotalEnergyFrontIsASubsetOfTheDynamicOne) {
     const Front total = htpopta(p, 4, base);
     EXPECT_TRUE(same_front(brute_force_front(p, 4, {EnergyKind::total, base}), total)) << base;
     for (const Solution& s : total)
-      EXPECT_TRUE(std::any_of(dynamic.begin(), dynamic.end(), [&](const Solution& d) { return d.distribution == s.distribution; }));
+      EXPECT_TRUE(std::any_of(dynamic.begin(), dynamic.end(),
+                              [&](const Solution& d) { return d.distribution == s.distribution; }));
   }
   // With a large base power only the fastest distribution is left.
   ASSERT_EQ(htpopta(p, 4, 100.0).size(), 1u);

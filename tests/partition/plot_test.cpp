@@ -79,9 +79,9 @@ FrontReport report(std::vector<std::string> processors, partition::Front front,
 }
 
 TEST(SvgFront, MillisecondFrontSaysMs) {
-  const FrontReport r = report({"cpu", "gpu"},
-                               {{0.0121, 2.4, {0, 64}}, {0.0250, 1.7, {16, 48}}, {0.0468, 0.9, {40, 24}}},
-                               partition::Solution{0.031, 1.5, {32, 32}});
+  const FrontReport r =
+      report({"cpu", "gpu"}, {{0.0121, 2.4, {0, 64}}, {0.0250, 1.7, {16, 48}}, {0.0468, 0.9, {40, 24}}},
+             partition::Solution{0.031, 1.5, {32, 32}});
   const std::string svg = front_svg(r, {{true, true}, true, true});
   EXPECT_TRUE(has(svg, "parallel execution time (ms)")) << svg;
   EXPECT_TRUE(has(svg, "dynamic energy (J)"));

@@ -97,11 +97,15 @@ TEST(ProfileCsv, MoreBadText) {
     }
     return std::string();
   };
-  EXPECT_NE(message("processor,size,time,energy,size\na,1,1,1,1\n").find("t.csv:1: the column 'size' appears twice"), std::string::npos);
+  EXPECT_NE(message("processor,size,time,energy,size\na,1,1,1,1\n").find("t.csv:1: the column 'size' appears twice"),
+            std::string::npos);
   EXPECT_NE(message("processor,size,time,energy\n,1,1,1\n").find("t.csv:2: empty processor name"), std::string::npos);
-  EXPECT_NE(message("processor,size,time,energy\n\"a,1,1,1\n").find("t.csv:2: a quoted field is not closed"), std::string::npos);
-  EXPECT_NE(message("processor,size,time,energy\na,99999999999999999999,1,1\n").find("t.csv:2: the size"), std::string::npos);
-  EXPECT_NE(message("processor,size,time,energy\na,1,1e999,1\n").find("t.csv:2: the time must be finite"), std::string::npos);
+  EXPECT_NE(message("processor,size,time,energy\n\"a,1,1,1\n").find("t.csv:2: a quoted field is not closed"),
+            std::string::npos);
+  EXPECT_NE(message("processor,size,time,energy\na,99999999999999999999,1,1\n").find("t.csv:2: the size"),
+            std::string::npos);
+  EXPECT_NE(message("processor,size,time,energy\na,1,1e999,1\n").find("t.csv:2: the time must be finite"),
+            std::string::npos);
   EXPECT_NE(message("processor,size,time,energy\na,+1,1,1\n").find("t.csv:2:"), std::string::npos);
   EXPECT_NE(message("\n\n  \n").find("t.csv: the file is empty"), std::string::npos);
   EXPECT_NE(message("processor,size,time,energy\n\n\n").find("t.csv: no data rows"), std::string::npos);

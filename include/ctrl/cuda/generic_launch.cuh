@@ -79,10 +79,7 @@ CTRL_HOST_DEVICE CTRL_FORCEINLINE const void* data_of(const P&) {
   return nullptr;
 }
 template <class P>
-  requires is_tile_param_v<P>
-CTRL_HOST_DEVICE CTRL_FORCEINLINE auto data_of(const P& p) {
-  return p.data();
-}
+requires is_tile_param_v<P> CTRL_HOST_DEVICE CTRL_FORCEINLINE auto data_of(const P& p) { return p.data(); }
 
 // The view rebuilt on the restrict pointer (value parameters pass through).
 template <class P>
@@ -90,8 +87,7 @@ __device__ CTRL_FORCEINLINE const P& rebind(const P& p, const void*) {
   return p;
 }
 template <class P, class Q>
-  requires is_tile_param_v<P>
-__device__ CTRL_FORCEINLINE P rebind(const P& p, Q* q) {
+requires is_tile_param_v<P> __device__ CTRL_FORCEINLINE P rebind(const P& p, Q* q) {
   index_t ext[P::rank];
 #pragma unroll
   for (std::size_t d = 0; d < P::rank; ++d) ext[d] = p.extent(d);
@@ -115,8 +111,10 @@ __device__ CTRL_FORCEINLINE void prefetch_at(const P& v, index_t x, index_t y) {
       } else {
         a = &v(cx, y < v.extent(1) ? y : v.extent(1) - 1);
       }
-      if constexpr (Level == 1) asm volatile("prefetch.global.L1 [%0];" ::"l"(a));
-      else asm volatile("prefetch.global.L2 [%0];" ::"l"(a));
+      if constexpr (Level == 1)
+        asm volatile("prefetch.global.L1 [%0];" ::"l"(a));
+      else
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(a));
     }
   }
   (void)v, (void)x, (void)y;
@@ -190,7 +188,8 @@ struct RowWalk {
   index_t first, step;
 };
 __device__ CTRL_FORCEINLINE RowWalk row_walk() {
-  return RowWalk{static_cast<index_t>(blockIdx.y * blockDim.y + threadIdx.y), static_cast<index_t>(gridDim.y * blockDim.y)};
+  return RowWalk{static_cast<index_t>(blockIdx.y * blockDim.y + threadIdx.y),
+                 static_cast<index_t>(gridDim.y * blockDim.y)};
 }
 
 template <unsigned N, class K, class... P>
@@ -243,9 +242,9 @@ __global__ void cover_2d(const K k, const LaunchSpace s, P... p, kernel_ptr_t<P>
 // copy took beyond the twin's 1-D copy (bench/results/cuda-h200.md). The thread's
 // x and y are those cover_2d gives, and the views' extents equal the tiles': the same accesses.
 struct FlatSpace {
-  index_t cols;            // the space's last extent
-  std::uint32_t total;     // logical threads (at most flat_space_limit)
-  RowDivider by_cols;      // i / cols
+  index_t cols;         // the space's last extent
+  std::uint32_t total;  // logical threads (at most flat_space_limit)
+  RowDivider by_cols;   // i / cols
 };
 
 // rebind, with a rank-2 view's row length the divisor itself (equal: flat_rows checked it).
@@ -319,8 +318,10 @@ template <class P>
 CTRL_HOST_DEVICE constexpr index_t row_unit() {
   if constexpr (is_tile_param_v<P>) {
     constexpr std::size_t s = sizeof(typename P::element_type);
-    if constexpr ((s & (s - 1)) != 0 || s >= 16) return 1;
-    else return 16 / s < vector_items ? static_cast<index_t>(16 / s) : index_t{vector_items};
+    if constexpr ((s & (s - 1)) != 0 || s >= 16)
+      return 1;
+    else
+      return 16 / s < vector_items ? static_cast<index_t>(16 / s) : index_t{vector_items};
   } else {
     return 1;
   }
@@ -354,8 +355,7 @@ __device__ CTRL_FORCEINLINE const P& rebind_vector(const P& p, const void*) {
   return p;
 }
 template <class P, class Q>
-  requires is_tile_param_v<P>
-__device__ CTRL_FORCEINLINE P rebind_vector(const P& p, Q* q) {
+requires is_tile_param_v<P> __device__ CTRL_FORCEINLINE P rebind_vector(const P& p, Q* q) {
   const P v = rebind(p, q);
   if constexpr (P::rank >= 2) {
     constexpr auto unit = static_cast<std::uint64_t>(row_unit<P>());
@@ -565,7 +565,8 @@ cudaError_t launch_coarse(dim3 grid, dim3 block, cudaStream_t stream, const Thre
         return launch_kernel(&flat_2d<K, P...>, dim3((total + threads - 1) / threads), dim3(threads), stream, kernel, f,
                              p..., data_of(p)...);
       }
-      return launch_kernel(&cover_2d<K, P...>, grid, block, stream, kernel, make_space(space, block), p..., data_of(p)...);
+      return launch_kernel(&cover_2d<K, P...>, grid, block, stream, kernel, make_space(space, block), p...,
+                           data_of(p)...);
     }
   }
   return launch_kernel(&coarse_2d<N, K, P...>, grid, block, stream, kernel, make_space(space, block), prefetch, p...,
@@ -591,11 +592,16 @@ cudaError_t launch(Variant v, CudaContext& ctx, const detail::CudaGeometry& g, c
         if (takes_vector_runs<K>(g, p...)) return launch_vector(stream, space, g, kernel, p...);
       }
       switch (g.items) {
-        case 1: return launch_coarse<1>(grid, block, stream, space, g, kernel, p...);
-        case 2: return launch_coarse<2>(grid, block, stream, space, g, kernel, p...);
-        case 4: return launch_coarse<4>(grid, block, stream, space, g, kernel, p...);
-        case 8: return launch_coarse<8>(grid, block, stream, space, g, kernel, p...);
-        default: break;  // other counts run the plain kernels
+        case 1:
+          return launch_coarse<1>(grid, block, stream, space, g, kernel, p...);
+        case 2:
+          return launch_coarse<2>(grid, block, stream, space, g, kernel, p...);
+        case 4:
+          return launch_coarse<4>(grid, block, stream, space, g, kernel, p...);
+        case 8:
+          return launch_coarse<8>(grid, block, stream, space, g, kernel, p...);
+        default:
+          break;  // other counts run the plain kernels
       }
     }
     const unsigned items = g.items;
@@ -604,8 +610,10 @@ cudaError_t launch(Variant v, CudaContext& ctx, const detail::CudaGeometry& g, c
         const index_t n = space.x();
         return launch_kernel(&generic_1d<K, P...>, grid, block, stream, kernel, n, items, p...);
       }
-      case 2: return launch_kernel(&generic_2d<K, P...>, grid, block, stream, kernel, make_space(space, block), items, p...);
-      default: return launch_kernel(&generic_3d<K, P...>, grid, block, stream, kernel, make_space(space, block), p...);
+      case 2:
+        return launch_kernel(&generic_2d<K, P...>, grid, block, stream, kernel, make_space(space, block), items, p...);
+      default:
+        return launch_kernel(&generic_3d<K, P...>, grid, block, stream, kernel, make_space(space, block), p...);
     }
   }
   return cudaErrorInvalidDeviceFunction;  // no generic or native body: choose_variant rules this out

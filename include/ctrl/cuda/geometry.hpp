@@ -66,16 +66,23 @@ constexpr HwShape block_shape(const Traits& t, const Threads& space) {
   if (t.block.fixed()) {
     const unsigned f[3] = {t.block.x, t.block.y ? t.block.y : 1, t.block.z ? t.block.z : 1};
     switch (space.dims()) {
-      case 1: b = {f[0], 1, 1}; break;
-      case 2: b = {f[1], f[0], 1}; break;
-      default: b = {f[2], f[1], f[0]};
+      case 1:
+        b = {f[0], 1, 1};
+        break;
+      case 2:
+        b = {f[1], f[0], 1};
+        break;
+      default:
+        b = {f[2], f[1], f[0]};
     }
     return b;
   }
   const BlockCols e = hopper_block(t.coal, t.ops, t.share);
   const unsigned total = e.threads();
   switch (space.dims()) {
-    case 1: b = {total, 1, 1}; break;
+    case 1:
+      b = {total, 1, 1};
+      break;
     case 2: {
       const unsigned cols = pow2_at_least(space.y(), e.cols);
       b = {cols, total / cols, 1};
@@ -198,8 +205,9 @@ constexpr detail::CudaGeometry geometry_for(const HwShape& b, const Threads& spa
   }
   if (co.grid_stride && space.dims() <= 2) {
     const unsigned per_sm = lim.threads_per_multiprocessor / b.threads();
-    const unsigned wave = lim.multiprocessors * (per_sm < lim.blocks_per_multiprocessor ? (per_sm ? per_sm : 1)
-                                                                                         : lim.blocks_per_multiprocessor);
+    const unsigned wave =
+        lim.multiprocessors *
+        (per_sm < lim.blocks_per_multiprocessor ? (per_sm ? per_sm : 1) : lim.blocks_per_multiprocessor);
     const int d = space.dims() == 1 ? 0 : 1;  // 2-D: whole rows of chunks, the blocks stride down the rows
     const unsigned others = d == 0 ? 1 : g.grid[0];
     const unsigned cap = wave / others > 0 ? wave / others : 1;

@@ -78,7 +78,8 @@ class BoundKernel<K, Nvcc, param_list<P...>, Refs> final : public LaunchBody {
   std::unique_ptr<LaunchBody> move_to_heap() override { return std::make_unique<BoundKernel>(std::move(*this)); }
 
   const char* kernel_name() const override {
-    if constexpr (requires { K::name; }) return K::name;
+    if constexpr (requires { K::name; })
+      return K::name;
     else {
       static const std::string name = demangle(typeid(K).name());
       return name.c_str();
@@ -131,14 +132,14 @@ class BoundKernel<K, Nvcc, param_list<P...>, Refs> final : public LaunchBody {
     if constexpr (Refs == 0) {
       return false;
     } else {
-      return [&]<std::size_t... I>(std::index_sequence<I...>) {
-        return (bound_changed<I>() || ...);
-      }(std::index_sequence_for<P...>{});
+      return [&]<std::size_t... I>(std::index_sequence<I...>) { return (bound_changed<I>() || ...); }
+      (std::index_sequence_for<P...>{});
     }
   }
   void reload_values() override {
     if constexpr (Refs != 0) {
-      [&]<std::size_t... I>(std::index_sequence<I...>) { (reload<I>(), ...); }(std::index_sequence_for<P...>{});
+      [&]<std::size_t... I>(std::index_sequence<I...>) { (reload<I>(), ...); }
+      (std::index_sequence_for<P...>{});
     }
   }
 
@@ -206,7 +207,8 @@ class BoundKernel<K, Nvcc, param_list<P...>, Refs> final : public LaunchBody {
 
   template <class F>
   void with_params(void* const* ptrs, F&& f) const {
-    [&]<std::size_t... I>(std::index_sequence<I...>) { f(make<I>(ptrs)...); }(std::index_sequence_for<P...>{});
+    [&]<std::size_t... I>(std::index_sequence<I...>) { f(make<I>(ptrs)...); }
+    (std::index_sequence_for<P...>{});
   }
 
   // The generic body over one block; the innermost loop walks the last dimension so that

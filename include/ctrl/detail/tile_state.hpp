@@ -111,8 +111,7 @@ inline constexpr std::size_t storage_alignment = 64;
 std::uint64_t next_tile_id();
 std::shared_ptr<TileState> make_tile_state(std::size_t elem_size, std::size_t rank, const index_t* ext,
                                            std::string name, bool allocate);
-std::shared_ptr<TileState> make_row_block(const std::shared_ptr<TileState>& parent, index_t begin,
-                                          index_t end);
+std::shared_ptr<TileState> make_row_block(const std::shared_ptr<TileState>& parent, index_t begin, index_t end);
 std::string element_type_name(std::size_t elem_size);
 
 // A tile over memory the user has (docs/model.md, "Wrapped memory"): `available` elements of

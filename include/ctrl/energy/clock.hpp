@@ -31,9 +31,7 @@ class Clock {
   // Returns once now() has reached `t`.
   virtual void sleep_until(time_point t) = 0;
 
-  void sleep_for(std::chrono::duration<double> d) {
-    sleep_until(now() + std::chrono::duration_cast<duration>(d));
-  }
+  void sleep_for(std::chrono::duration<double> d) { sleep_until(now() + std::chrono::duration_cast<duration>(d)); }
 };
 
 // The machine's monotonic clock (std::chrono::steady_clock), for every measurement that is not

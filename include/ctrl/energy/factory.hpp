@@ -32,14 +32,14 @@ enum class DeviceKind {
 // part of a package is charged the whole package's energy (docs/energy.md).
 struct DeviceSpec {
   DeviceKind kind = DeviceKind::none;
-  std::vector<int> packages;   // cpu_packages: physical package ids, as in "package-P"
-  bool with_dram = true;       // cpu_packages: add the packages' dram domains when present
-  std::vector<int> cores;      // cpu_packages: the logical cores the device uses, for an estimate
-                               // (empty: unknown, no estimate)
-  unsigned gpu_index = 0;      // nvidia_gpu: NVML index (PCI order, not CUDA's default order)
-  std::string pci_bus_id;      // nvidia_gpu: where set, the GPU is NVML's at this PCI bus id (any
-                               // form: CUDA's "0000:17:00.0" or NVML's), and gpu_index is ignored
-  std::string label;           // for messages and NoMeter names; defaults from kind
+  std::vector<int> packages;  // cpu_packages: physical package ids, as in "package-P"
+  bool with_dram = true;      // cpu_packages: add the packages' dram domains when present
+  std::vector<int> cores;     // cpu_packages: the logical cores the device uses, for an estimate
+                              // (empty: unknown, no estimate)
+  unsigned gpu_index = 0;     // nvidia_gpu: NVML index (PCI order, not CUDA's default order)
+  std::string pci_bus_id;     // nvidia_gpu: where set, the GPU is NVML's at this PCI bus id (any
+                              // form: CUDA's "0000:17:00.0" or NVML's), and gpu_index is ignored
+  std::string label;          // for messages and NoMeter names; defaults from kind
 
   [[nodiscard]] static DeviceSpec none(std::string label = "none");
   [[nodiscard]] static DeviceSpec cpu(std::vector<int> packages, bool with_dram = true, std::vector<int> cores = {});
@@ -58,8 +58,7 @@ struct MeterEnvironment {
 // no NVML library, an unreadable energy_uj with how to fix it). A device that does not exist
 // while its sensor system works (package 3 on a 1-package machine, GPU 5 of 1) throws
 // DeviceError; an ill-formed spec (cpu with no packages, negative ids) throws UsageError.
-[[nodiscard]] std::unique_ptr<Meter> make_meter(const DeviceSpec& device,
-                                                const MeterEnvironment& env = {});
+[[nodiscard]] std::unique_ptr<Meter> make_meter(const DeviceSpec& device, const MeterEnvironment& env = {});
 
 // The estimated meter of a CPU device (its `cores`), whatever RAPL offers: for a processor whose
 // package counter another processor shares. A NoMeter whose reason starts with `no_sensor_reason`
@@ -70,10 +69,10 @@ struct MeterEnvironment {
 
 // One line of `ctrl devices`.
 struct MeterListing {
-  std::string name;            // "rapl:package-0", "rapl:package-0/dram", "nvml:0", "rapl"
-  std::string measures;        // what it covers, or the family when absent
+  std::string name;      // "rapl:package-0", "rapl:package-0/dram", "nvml:0", "rapl"
+  std::string measures;  // what it covers, or the family when absent
   bool present = false;
-  std::string reason;          // why absent ("no sensor: ..."); empty when present
+  std::string reason;  // why absent ("no sensor: ..."); empty when present
   double update_interval_s = 0.0;
   Provenance provenance = Provenance::measured;  // estimated for the estimate's line
 };

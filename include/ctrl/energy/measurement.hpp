@@ -27,10 +27,10 @@ using Seconds = std::chrono::duration<double>;
 
 // The outcome of one window on one meter.
 struct EnergyWindow {
-  std::string meter;                // MeterInfo::name
-  double seconds = 0.0;             // elapsed wall time between the start and stop readings
-  std::optional<double> energy_j;   // total energy; std::nullopt when the meter is absent
-  double update_interval_s = 0.0;   // the meter's resolution hint, copied for resolved()
+  std::string meter;               // MeterInfo::name
+  double seconds = 0.0;            // elapsed wall time between the start and stop readings
+  std::optional<double> energy_j;  // total energy; std::nullopt when the meter is absent
+  double update_interval_s = 0.0;  // the meter's resolution hint, copied for resolved()
 
   // Total minus base power × time. May be negative when the base power is overestimated or
   // the window is below the meter's resolution; it is reported as measured, not clamped.
@@ -51,8 +51,7 @@ struct EnergyWindow {
 
 // How many back-to-back repetitions of a run lasting run_s seconds make a resolved window.
 // At least 1. Throws UsageError for a non-positive run_s or max_rel_error.
-[[nodiscard]] std::size_t repeats_needed(double run_s, double update_interval_s,
-                                         double max_rel_error = 0.05);
+[[nodiscard]] std::size_t repeats_needed(double run_s, double update_interval_s, double max_rel_error = 0.05);
 
 // start()/stop() over one meter. Not thread-safe; one window at a time. The window's time is
 // `clock`'s (it must outlive the Measurement).
@@ -78,9 +77,9 @@ class Measurement {
 
 // One reading taken by a Sampler's polling thread.
 struct Sample {
-  double t_s = 0.0;                 // seconds since start()
-  std::optional<double> energy_j;   // meter's cumulative reading
-  std::optional<double> power_w;    // instantaneous power, where the meter has it
+  double t_s = 0.0;                // seconds since start()
+  std::optional<double> energy_j;  // meter's cumulative reading
+  std::optional<double> power_w;   // instantaneous power, where the meter has it
 };
 
 // Measures several devices over the same window, e.g. every controller of a distributed run.
@@ -127,7 +126,7 @@ class Sampler {
   std::vector<Clock::time_point> t0_each_;
   mutable std::mutex trace_mutex_;
   std::vector<std::vector<Sample>> traces_;
-  std::exception_ptr poll_error_;   // first error from the polling thread, rethrown by stop()
+  std::exception_ptr poll_error_;  // first error from the polling thread, rethrown by stop()
   std::condition_variable_any wake_;
   std::mutex wake_mutex_;
   std::jthread poller_;
@@ -136,12 +135,12 @@ class Sampler {
 // A device's idle power, measured by sampling its meter over a window.
 struct BasePower {
   std::string meter;
-  std::optional<double> watts;       // mean: energy difference / time over the window
-  std::size_t samples = 0;           // meter readings taken, the first included
-  double seconds = 0.0;              // time between the first and last reading
-  std::optional<double> min_power_w; // range of instantaneous power samples, where available:
-  std::optional<double> max_power_w; // a wide range means the device was not idle
-  std::string absent_reason;         // set when watts is empty
+  std::optional<double> watts;        // mean: energy difference / time over the window
+  std::size_t samples = 0;            // meter readings taken, the first included
+  double seconds = 0.0;               // time between the first and last reading
+  std::optional<double> min_power_w;  // range of instantaneous power samples, where available:
+  std::optional<double> max_power_w;  // a wide range means the device was not idle
+  std::string absent_reason;          // set when watts is empty
 };
 
 // Samples `meter` every `interval` for `window` and returns the mean power. The device should

@@ -23,15 +23,15 @@ inline constexpr double nvml_update_interval_s = 0.1;
 // One GPU as NVML sees it.
 struct NvmlGpu {
   unsigned index = 0;
-  std::string name;                   // "NVIDIA H200"
-  bool has_energy = false;            // total-energy counter supported (Volta and later)
-  std::string problem;                // why not, when has_energy is false
+  std::string name;         // "NVIDIA H200"
+  bool has_energy = false;  // total-energy counter supported (Volta and later)
+  std::string problem;      // why not, when has_energy is false
 };
 
 // What NVML says about this machine.
 struct NvmlProbe {
   std::vector<NvmlGpu> gpus;
-  std::string absent_reason;          // "no sensor: libnvidia-ml.so.1 not found (...)"
+  std::string absent_reason;  // "no sensor: libnvidia-ml.so.1 not found (...)"
   [[nodiscard]] bool present() const { return absent_reason.empty(); }
 };
 
@@ -76,7 +76,7 @@ class NvmlMeter final : public Meter {
   [[nodiscard]] unsigned long long read_mj() const;
 
   std::shared_ptr<detail::NvmlSession> session_;
-  void* device_ = nullptr;            // nvmlDevice_t, opaque
+  void* device_ = nullptr;  // nvmlDevice_t, opaque
   unsigned index_;
   unsigned long long origin_mj_ = 0;
   MeterInfo info_;

@@ -39,12 +39,12 @@ using FileReader = std::function<FileRead(const std::filesystem::path&)>;
 
 // One powercap zone.
 struct RaplZone {
-  std::filesystem::path dir;        // <root>/intel-rapl:0:1
-  std::string zone;                 // "intel-rapl:0:1"
-  std::string name;                 // "package-0", "dram", "core", "uncore", "psys"
-  int package = -1;                 // P of the owning "package-P" zone; -1 for psys
-  std::uint64_t max_range_uj = 0;   // counter range; it wraps to 0 after this value
-  std::string problem;              // empty when energy_uj reads; otherwise why not
+  std::filesystem::path dir;       // <root>/intel-rapl:0:1
+  std::string zone;                // "intel-rapl:0:1"
+  std::string name;                // "package-0", "dram", "core", "uncore", "psys"
+  int package = -1;                // P of the owning "package-P" zone; -1 for psys
+  std::uint64_t max_range_uj = 0;  // counter range; it wraps to 0 after this value
+  std::string problem;             // empty when energy_uj reads; otherwise why not
   [[nodiscard]] bool is_package() const { return name.rfind("package-", 0) == 0; }
   [[nodiscard]] bool readable() const { return problem.empty(); }
   // "package-0" for a package, "package-0/dram" for a subzone.
@@ -55,7 +55,7 @@ struct RaplZone {
 struct RaplScan {
   std::filesystem::path root;
   std::vector<RaplZone> zones;
-  std::string absent_reason;        // "no sensor: /sys/class/powercap absent", ...
+  std::string absent_reason;  // "no sensor: /sys/class/powercap absent", ...
   [[nodiscard]] bool present() const { return absent_reason.empty(); }
 };
 
@@ -68,8 +68,7 @@ struct RaplScan {
 // Energy accumulated from a wrapping micro-joule counter. Pure logic, kept apart to be tested.
 class WrapCounter {
  public:
-  WrapCounter(std::uint64_t first_uj, std::uint64_t max_range_uj)
-      : last_(first_uj), max_range_(max_range_uj) {}
+  WrapCounter(std::uint64_t first_uj, std::uint64_t max_range_uj) : last_(first_uj), max_range_(max_range_uj) {}
 
   // Feeds the next raw reading; returns the accumulated micro-joules since the first reading.
   // A reading below the previous one is one wrap: the counter ran up to max_range (the kernel
@@ -111,7 +110,7 @@ class RaplMeter final : public Meter {
   std::vector<RaplZone> zones_;
   FileReader reader_;
   MeterInfo info_;
-  mutable std::mutex mutex_;        // counters are updated by whichever thread reads
+  mutable std::mutex mutex_;  // counters are updated by whichever thread reads
   std::vector<WrapCounter> counters_;
 };
 

@@ -23,7 +23,7 @@ namespace ctrl::npy {
 
 // What a file's header says.
 struct Header {
-  std::string dtype;               // the 'descr' as written in the file, e.g. "<f4"
+  std::string dtype;  // the 'descr' as written in the file, e.g. "<f4"
   bool fortran_order = false;
   std::vector<std::size_t> shape;  // empty for a 0-D array (a single element)
 };
@@ -43,21 +43,52 @@ enum class Version { automatic, v1, v2 };
 // exactly the one of T: there is no conversion.
 template <class T>
 struct dtype_of;  // left undefined: T is not a supported element type
-template <> struct dtype_of<float> { static constexpr std::string_view value = "<f4"; };
-template <> struct dtype_of<double> { static constexpr std::string_view value = "<f8"; };
-template <> struct dtype_of<std::int8_t> { static constexpr std::string_view value = "|i1"; };
-template <> struct dtype_of<std::int16_t> { static constexpr std::string_view value = "<i2"; };
-template <> struct dtype_of<std::int32_t> { static constexpr std::string_view value = "<i4"; };
-template <> struct dtype_of<std::int64_t> { static constexpr std::string_view value = "<i8"; };
-template <> struct dtype_of<std::uint8_t> { static constexpr std::string_view value = "|u1"; };
-template <> struct dtype_of<std::uint16_t> { static constexpr std::string_view value = "<u2"; };
-template <> struct dtype_of<std::uint32_t> { static constexpr std::string_view value = "<u4"; };
-template <> struct dtype_of<std::uint64_t> { static constexpr std::string_view value = "<u8"; };
+template <>
+struct dtype_of<float> {
+  static constexpr std::string_view value = "<f4";
+};
+template <>
+struct dtype_of<double> {
+  static constexpr std::string_view value = "<f8";
+};
+template <>
+struct dtype_of<std::int8_t> {
+  static constexpr std::string_view value = "|i1";
+};
+template <>
+struct dtype_of<std::int16_t> {
+  static constexpr std::string_view value = "<i2";
+};
+template <>
+struct dtype_of<std::int32_t> {
+  static constexpr std::string_view value = "<i4";
+};
+template <>
+struct dtype_of<std::int64_t> {
+  static constexpr std::string_view value = "<i8";
+};
+template <>
+struct dtype_of<std::uint8_t> {
+  static constexpr std::string_view value = "|u1";
+};
+template <>
+struct dtype_of<std::uint16_t> {
+  static constexpr std::string_view value = "<u2";
+};
+template <>
+struct dtype_of<std::uint32_t> {
+  static constexpr std::string_view value = "<u4";
+};
+template <>
+struct dtype_of<std::uint64_t> {
+  static constexpr std::string_view value = "<u8";
+};
 
 template <class T>
 concept Element = requires {
   { dtype_of<T>::value } -> std::convertible_to<std::string_view>;
-} && sizeof(T) == static_cast<std::size_t>(dtype_of<T>::value.back() - '0');
+}
+&&sizeof(T) == static_cast<std::size_t>(dtype_of<T>::value.back() - '0');
 
 template <Element T>
 inline constexpr std::string_view dtype_v = dtype_of<T>::value;

@@ -296,11 +296,11 @@ Array<T, R> Divisible::add(std::string name, const Extent (&extents)[R], Part pa
       for (std::size_t i = 0; i < count; ++i) o[i] = v;
     };
   }
-  s.make = [](const index_t* ext, bool host, std::string name) -> std::shared_ptr<void> {
+  s.make = [](const index_t* ext, bool host, std::string tile_name) -> std::shared_ptr<void> {
     index_t e[R];
     for (std::size_t d = 0; d < R; ++d) e[d] = ext[d];
-    return host ? std::make_shared<Tile<T, R>>(e, std::move(name))
-                : std::make_shared<Tile<T, R>>(e, shape_only, std::move(name));
+    return host ? std::make_shared<Tile<T, R>>(e, std::move(tile_name))
+                : std::make_shared<Tile<T, R>>(e, shape_only, std::move(tile_name));
   };
   s.rows = [](const std::shared_ptr<void>& t, index_t begin, index_t end) -> std::shared_ptr<void> {
     return std::make_shared<Tile<T, R>>(static_cast<Tile<T, R>*>(t.get())->rows(begin, end));

@@ -28,22 +28,22 @@ namespace ctrl::partition {
 // One saved point of PMem: a Pareto-optimal distribution of a node's workload over processors
 // i..p-1.
 struct PaperMemoEntry {
-  double energy = 0.0;         // dynamic energy of processors i..p-1 (summed from i onwards)
-  double time = 0.0;           // their parallel time
-  Size part = 0;               // the size given to P_i
-  int active = 0;              // processors with non-zero work
-  std::optional<double> key;   // energy of the child's saved point (absent: no saved child)
+  double energy = 0.0;        // dynamic energy of processors i..p-1 (summed from i onwards)
+  double time = 0.0;          // their parallel time
+  Size part = 0;              // the size given to P_i
+  int active = 0;             // processors with non-zero work
+  std::optional<double> key;  // energy of the child's saved point (absent: no saved child)
 };
 
 // What HEPOPTA computed on the way, for tests and for the curious.
 struct PaperTrace {
-  Solution time_optimal;               // HPOPTA's distribution (dynamic energy)
-  double epsilon = 0.0;                // the energy threshold
-  std::vector<Size> size_thresholds;   // sigma_0 .. sigma_{p-1}, in workload units
-  std::size_t cuts = 0;                // nodes not expanded because of a size threshold
-  std::size_t saves = 0;               // SavePareto operations
-  std::size_t reads = 0;               // ReadParetoMem operations
-  Size unit = 1;                       // sizes are handled in multiples of this gcd
+  Solution time_optimal;              // HPOPTA's distribution (dynamic energy)
+  double epsilon = 0.0;               // the energy threshold
+  std::vector<Size> size_thresholds;  // sigma_0 .. sigma_{p-1}, in workload units
+  std::size_t cuts = 0;               // nodes not expanded because of a size threshold
+  std::size_t saves = 0;              // SavePareto operations
+  std::size_t reads = 0;              // ReadParetoMem operations
+  Size unit = 1;                      // sizes are handled in multiples of this gcd
   // PMem: memo[i - 1][w / unit] for level i = 1..p-2; `saved` says whether it was filled.
   std::vector<std::vector<std::vector<PaperMemoEntry>>> memo;
   std::vector<std::vector<char>> saved_flag;

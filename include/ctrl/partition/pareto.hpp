@@ -37,7 +37,6 @@ Front hepopta(const Profile& profile, Size workload, const ParetoOptions& option
 Front htpopta(const Profile& profile, Size workload, double base_power, const ParetoOptions& options = {});
 
 // Either, as `model` says.
-Front pareto_front(const Profile& profile, Size workload, const EnergyModel& model,
-                   const ParetoOptions& options = {});
+Front pareto_front(const Profile& profile, Size workload, const EnergyModel& model, const ParetoOptions& options = {});
 
 }  // namespace ctrl::partition

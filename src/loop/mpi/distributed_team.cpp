@@ -36,11 +36,10 @@ std::vector<std::string> errors_of(const std::vector<json>& all) {
   return out;
 }
 
-
 }  // namespace
 
-DistributedTeam::DistributedTeam(Communicator& comm, const std::vector<DeviceSpec>& mine,
-                                 loop::TeamOptions options, const std::vector<std::string>* order)
+DistributedTeam::DistributedTeam(Communicator& comm, const std::vector<DeviceSpec>& mine, loop::TeamOptions options,
+                                 const std::vector<std::string>* order)
     : comm_(comm) {
   json me{{"host", comm_.host()}, {"error", ""}, {"usage", false}};
   try {
@@ -115,8 +114,10 @@ DistributedTeam::DistributedTeam(Communicator& comm, const std::vector<DeviceSpe
     std::string missing;
     for (const auto& n : *order) {
       const auto it = by_name.find(n);
-      if (it == by_name.end()) missing += (missing.empty() ? "" : ", ") + n;
-      else perm.push_back(it->second);
+      if (it == by_name.end())
+        missing += (missing.empty() ? "" : ", ") + n;
+      else
+        perm.push_back(it->second);
     }
     if (!missing.empty())
       throw loop::AgreedUsageError(fmt::format(
@@ -248,8 +249,8 @@ std::vector<std::string> DistributedTeam::measure_base_power(double seconds) {
 }
 
 std::unique_ptr<loop::Problem> DistributedTeam::make_problem(const loop::Workload& app,
-                                                                  const std::vector<Block>& extent, index_t cols,
-                                                                  std::uint64_t seed) {
+                                                             const std::vector<Block>& extent, index_t cols,
+                                                             std::uint64_t seed) {
   // This rank's window: from its first processor's first row to its last one's last.
   index_t lo = 0, hi = 0;
   bool any = false;
@@ -263,9 +264,10 @@ std::unique_ptr<loop::Problem> DistributedTeam::make_problem(const loop::Workloa
   json me{{"error", ""}};
   try {
     if (app.exchanges_halos() && comm_.size() > 1)
-      throw UsageError(fmt::format("{} exchanges halos between neighbouring blocks, which must run in one process: "
-                                   "run it without mpirun (docs/distributed.md)",
-                                   app.name()));
+      throw UsageError(
+          fmt::format("{} exchanges halos between neighbouring blocks, which must run in one process: "
+                      "run it without mpirun (docs/distributed.md)",
+                      app.name()));
     problem = app.make_problem(hi - lo, cols, std::max<std::size_t>(mine_.size(), 1), seed, lo);
   } catch (const std::exception& e) {
     me["error"] = fmt::format("{} rows of {}: {}", hi - lo, app.name(), e.what());
@@ -290,7 +292,8 @@ Check DistributedTeam::verify(const loop::Problem& problem, const std::vector<Bl
     out.ok = out.ok && c.ok;
     out.worst = std::max(out.worst, c.worst);
     out.rows_checked += c.rows_checked;
-    if (!c.ok) out.detail += (out.detail.empty() ? "" : "; ") + comm_.who(static_cast<int>(rk), hosts_[rk]) + ": " + c.detail;
+    if (!c.ok)
+      out.detail += (out.detail.empty() ? "" : "; ") + comm_.who(static_cast<int>(rk), hosts_[rk]) + ": " + c.detail;
   }
   return out;
 }

@@ -36,17 +36,14 @@ class DistributedTeam final : public loop::Platform {
 
   int batch_for(double run_s) const override;
   double round_seconds() const override { return round_s_; }
-  loop::RoundResult run(loop::Problem& problem, const std::vector<loop::Block>& blocks,
-                             int batch) override;
-  loop::RoundResult fill(loop::Problem& problem, const std::vector<loop::Block>& blocks,
-                              double seconds) override;
+  loop::RoundResult run(loop::Problem& problem, const std::vector<loop::Block>& blocks, int batch) override;
+  loop::RoundResult fill(loop::Problem& problem, const std::vector<loop::Block>& blocks, double seconds) override;
 
   void set_base_power(std::size_t i, double watts, std::string origin) override;
   std::vector<std::string> measure_base_power(double seconds) override;
 
-  std::unique_ptr<loop::Problem> make_problem(const loop::Workload& app,
-                                                   const std::vector<loop::Block>& extent, index_t cols,
-                                                   std::uint64_t seed) override;
+  std::unique_ptr<loop::Problem> make_problem(const loop::Workload& app, const std::vector<loop::Block>& extent,
+                                              index_t cols, std::uint64_t seed) override;
   loop::Check verify(const loop::Problem& problem, const std::vector<loop::Block>& blocks) override;
   void write_output(const loop::Problem& problem, const std::vector<loop::Block>& blocks,
                     const std::string& path) override;
@@ -56,8 +53,7 @@ class DistributedTeam final : public loop::Platform {
   void share(std::string& text) override { comm_.broadcast(text, "sharing the root's decision"); }
 
  private:
-  loop::RoundResult round(loop::Problem& problem, const std::vector<loop::Block>& blocks, int batch,
-                               double seconds);
+  loop::RoundResult round(loop::Problem& problem, const std::vector<loop::Block>& blocks, int batch, double seconds);
   // Raises on every rank the errors that some ranks report (empty strings: none), as an Agreed
   // error naming each failing rank; `usage`: a UsageError rather than a DeviceError.
   void raise_if_any(const std::vector<std::string>& errors, bool usage) const;
@@ -65,12 +61,12 @@ class DistributedTeam final : public loop::Platform {
   std::vector<loop::Block> local_blocks(const std::vector<loop::Block>& blocks) const;
 
   Communicator& comm_;
-  std::unique_ptr<loop::Team> team_;   // this rank's processors (null when it has none)
+  std::unique_ptr<loop::Team> team_;  // this rank's processors (null when it has none)
   std::vector<loop::ProcessorInfo> infos_;
-  std::vector<int> owner_;                   // per processor: its rank
-  std::vector<std::size_t> slot_;            // per processor: its index in its rank's Team
-  std::vector<std::size_t> mine_;            // this rank's processors, in its Team's order
-  std::vector<std::string> hosts_;           // per rank
+  std::vector<int> owner_;          // per processor: its rank
+  std::vector<std::size_t> slot_;   // per processor: its index in its rank's Team
+  std::vector<std::size_t> mine_;   // this rank's processors, in its Team's order
+  std::vector<std::string> hosts_;  // per rank
   double round_s_ = 0.0;
 };
 

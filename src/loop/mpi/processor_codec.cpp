@@ -62,7 +62,7 @@ loop::Check decode_check(const nlohmann::json& j) {
 nlohmann::json encode(const loop::RoundResult& r) {
   nlohmann::json energies = nlohmann::json::array();
   for (const auto& e : r.dynamic_j) energies.push_back(optional_number(e));
-  return {{"batch", r.batch}, {"runs", r.runs},         {"wall", r.wall_s},
+  return {{"batch", r.batch},     {"runs", r.runs},   {"wall", r.wall_s},
           {"window", r.window_s}, {"time", r.time_s}, {"energy", energies}};
 }
 
