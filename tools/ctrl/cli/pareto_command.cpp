@@ -63,7 +63,6 @@ partition::Size parse_workload(const std::string& text) {
 }
 
 double parse_base_power(const std::string& text) {
-  if (text.empty()) return 0.0;
   double w = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), w);
   if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(w))
