@@ -19,11 +19,13 @@
 #include <ctrl/loop/machine.hpp>
 #include <ctrl/loop/measure.hpp>
 #include <ctrl/loop/model.hpp>
+#include <ctrl/loop/pick.hpp>
 #include <ctrl/loop/plan.hpp>
 #include <ctrl/loop/platform.hpp>
 #include <ctrl/loop/process_group.hpp>
 #include <ctrl/loop/profile.hpp>
 #include <ctrl/loop/profile_file.hpp>
+#include <ctrl/loop/quantity.hpp>
 #include <ctrl/loop/run.hpp>
 #include <ctrl/loop/team.hpp>
 #include <ctrl/loop/workload.hpp>

@@ -1,6 +1,5 @@
 #include <ctrl/loop/plan.hpp>
 
-#include <ctrl/loop/args.hpp>
 #include <ctrl/loop/front_file.hpp>
 #include <ctrl/loop/held.hpp>
 #include <ctrl/loop/model.hpp>
@@ -44,7 +43,9 @@ Source read_source(const Workload& app, const PlanRequest& r) {
   return s;
 }
 
-void take_point(Plan& plan, const partition::Solution& s, std::size_t front_points = 0, std::size_t k = 0) {
+void take_point(Plan& plan, const partition::Solution& s, std::size_t front_points = 0, std::size_t k = 0,
+                std::string reason = {}) {
+  plan.reason = std::move(reason);
   plan.front_points = front_points;
   plan.front_point = front_points > 0 ? k + 1 : 0;
   plan.rows.assign(s.distribution.begin(), s.distribution.end());
@@ -65,38 +66,15 @@ void take_balanced(Plan& plan, const Pick& pick, const Source& src, index_t work
   take_point(plan, *s);
 }
 
-std::size_t point_index(const Pick& pick, std::size_t points, const std::string& where) {
-  switch (pick.kind) {
-    case Pick::fastest:
-      return 0;
-    case Pick::least_energy:
-      return points - 1;
-    case Pick::point:
-      if (pick.k < 1 || pick.k > points)
-        throw UsageError(
-            fmt::format("pick {}: {} has {} point{} (1 to {})", pick.k, where, points, points == 1 ? "" : "s", points));
-      return pick.k - 1;
-    case Pick::load_balanced:
-    case Pick::even:
-    case Pick::all:
-      break;
-  }
-  throw UsageError("point_index: the " + pick.name() + " distribution is not a point of the front");
-}
-
-// A pick that orders distributions by energy needs energies: a pick of the fastest point or the
-// load-balanced distribution does not.
-bool picks_by_energy(const Pick& pick) { return pick.kind == Pick::least_energy || pick.kind == Pick::point; }
-
 void plan_from_front(Plan& plan, const PlanRequest& r, const Source& src) {
   const FrontFile f = read_front_file(r.front);
   plan.processors = f.processors;
   plan.model = f.model;
-  if (f.time_only && r.pick->kind == Pick::least_energy)
+  if (f.time_only && (r.pick->kind == Pick::least_energy || r.pick->kind == Pick::budget))
     throw UsageError(
-        fmt::format("{} is a front of time only (`ctrl pareto --time-only`): it has no least-energy "
-                    "point; pick fastest",
-                    r.front));
+        fmt::format("{} is a front of time only (`ctrl pareto --time-only`): it has no energies for "
+                    "the pick {}; pick fastest",
+                    r.front, r.pick->name()));
   if (src.profile() && src.profile()->names() != f.processors)
     throw UsageError(fmt::format("the processors of {} differ from those of {}", r.front, r.profile));
   if (is_balanced(*r.pick)) {
@@ -107,8 +85,8 @@ void plan_from_front(Plan& plan, const PlanRequest& r, const Source& src) {
         fmt::format("{}: the {} distribution of {} (from {})", r.front, r.pick->name(), f.workload, r.profile);
     return;
   }
-  const std::size_t k = point_index(*r.pick, f.front.size(), "the front " + r.front);
-  take_point(plan, f.front[k], f.front.size(), k);
+  auto [k, reason] = choose_point(*r.pick, f.front, "the front " + r.front);
+  take_point(plan, f.front[k], f.front.size(), k, std::move(reason));
   if (f.time_only) plan.energy.reset();
   plan.source = fmt::format("{} point {} of {} ({})", r.front, k + 1, f.front.size(), r.pick->name());
 }
@@ -129,13 +107,13 @@ void plan_from_profile(Plan& plan, const PlanRequest& r, Source& src) {
     fr.profile = r.profile;
     fr.workload = workload;
     fr.analysis = false;
-    fr.time_only = !picks_by_energy(*r.pick) && !processors_without_energy(src.meta()).empty();
+    fr.time_only = !r.pick->by_energy() && !processors_without_energy(src.meta()).empty();
     fr.names.time_only = "a pick by time (fastest, load-balanced)";
     src.front = compute_front(*src.loaded, fr).front;
   }
   const partition::Front& front = *src.front;
-  const std::size_t k = point_index(*r.pick, front.size(), "the front of " + r.profile);
-  take_point(plan, front[k], front.size(), k);
+  auto [k, reason] = choose_point(*r.pick, front, "the front of " + r.profile);
+  take_point(plan, front[k], front.size(), k, std::move(reason));
   plan.source = fmt::format("point {} of {} of the front of {} from {}", k + 1, front.size(), workload, r.profile);
 }
 
@@ -178,41 +156,6 @@ void choose_cols(Plan& plan, const Workload& app, const PlanRequest& r, const Pr
 }
 
 }  // namespace
-
-Pick Pick::parse(std::string_view text) {
-  if (text == "fastest" || text == "time-optimal") return {fastest, 0};
-  if (text == "least-energy" || text == "energy-optimal") return {least_energy, 0};
-  if (text == "load-balanced") return {load_balanced, 0};
-  if (text == "even" || text == "even-split") return {even, 0};
-  if (text == "all") return {all, 0};
-  index_t k = 0;
-  try {
-    k = parse_positive(text, "the pick");
-  } catch (const UsageError&) {
-    throw UsageError(fmt::format(
-        "the pick '{}' is none of fastest, least-energy, load-balanced, even, all or a point's number (1, 2, ...)",
-        text));
-  }
-  return {point, static_cast<std::size_t>(k)};
-}
-
-std::string Pick::name() const {
-  switch (kind) {
-    case fastest:
-      return "fastest";
-    case least_energy:
-      return "least energy";
-    case load_balanced:
-      return "load-balanced";
-    case even:
-      return "even split";
-    case all:
-      return "all";
-    case point:
-      break;
-  }
-  return fmt::format("point {}", k);
-}
 
 index_t Plan::total_rows() const { return checked_sum(rows); }
 
@@ -342,6 +285,7 @@ std::string to_text(const Plan& p) {
   const nlohmann::json j{{"processors", p.processors},
                          {"rows", p.rows},
                          {"source", p.source},
+                         {"reason", p.reason},
                          {"time", optional_json(p.time)},
                          {"energy", optional_json(p.energy)},
                          {"total", p.model.kind == partition::EnergyKind::total},
@@ -364,6 +308,7 @@ Plan plan_from_text(const std::string& text) {
   p.processors = j.at("processors").get<std::vector<std::string>>();
   p.rows = j.at("rows").get<std::vector<index_t>>();
   p.source = j.at("source").get<std::string>();
+  p.reason = j.at("reason").get<std::string>();
   p.time = optional_from(j.at("time"));
   p.energy = optional_from(j.at("energy"));
   p.model.kind = j.at("total").get<bool>() ? partition::EnergyKind::total : partition::EnergyKind::dynamic;

@@ -306,6 +306,26 @@ TEST_F(Cli, RunTheFrontsPointsAndASplit) {
   EXPECT_FALSE(pd.at("total").at("time").at("error").is_null());
 }
 
+// A budget names its point and why; a budget no point meets is exit 3, naming the bound and the
+// nearest point.
+TEST_F(Cli, RunTheBestPointWithinABudget) {
+  make_profile_and_front();
+  const Result r =
+      run({"run", "dgemm", "--profile", path("p.csv"), "--workload", "20", "--pick", "energy@time+10%"}, quick);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("\nchosen: least energy within +10 % of the fastest time (time ≤ "), std::string::npos) << r.out;
+  const Result j =
+      run({"run", "dgemm", "--front", path("front.json"), "--pick", "time@energy<=1kJ", "--format", "json"}, quick);
+  ASSERT_EQ(j.code, 0) << j.out << j.err;
+  EXPECT_NE(nlohmann::json::parse(j.out).at("chosen_because").get<std::string>().find("fastest within 1000 J"),
+            std::string::npos)
+      << j.out;
+  const Result none = run({"run", "dgemm", "--front", path("front.json"), "--pick", "energy@time<=1us"}, quick);
+  EXPECT_EQ(none.code, 3) << none.out << none.err;
+  EXPECT_NE(none.err.find("no point of the front "), std::string::npos) << none.err;
+  EXPECT_NE(none.err.find("has time ≤ 1.0 us; the nearest is point 1 of"), std::string::npos) << none.err;
+}
+
 TEST_F(Cli, RunFft2dFromTheProfileAlone) {
   make_profile_and_front("fft2d", "64");
   const Result r = run({"run", "fft2d", "--profile", path("p.csv"), "--workload", "24", "--pick", "fastest"}, quick);
@@ -524,6 +544,7 @@ TEST_F(Cli, BadArgumentsExitWith2AndSayWhy) {
        "profile of dgemm"},
       {{"run", "dgemm", "--split", "cpu:0=4", "--cols", "16", "--profile", path("p.csv")}, "measured with N = 32"},
       {{"run", "dgemm", "--pick", "fastest"}, "--profile and --workload"},
+      {{"run", "dgemm", "--front", path("front.json"), "--pick", "energy@time+5"}, "a relative bound ends with %"},
   };
   for (const auto& c : cases) {
     const Result r = run(c.args, {"--progress", "none"});

@@ -11,6 +11,7 @@
 
 #include "scratch_dir.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -178,6 +179,72 @@ TEST_F(Plans, FromAFrontEachPick) {
   EXPECT_NE(p.source.find("the load-balanced distribution of 4"), std::string::npos) << p.source;
 }
 
+// The sample front: 2 s 12 J, 3 s 7 J, 4 s 4 J.
+TEST_F(Plans, ABudgetPicksTheBestPointWithinItsBoundAndSaysWhy) {
+  const partition::Front front = sample_front();
+  const auto index_of = [&](const char* text) { return choose_point(Pick::parse(text), front, "f").index; };
+  EXPECT_EQ(index_of("energy@time+0%"), 0U);  // the fastest point meets its own time
+  EXPECT_EQ(index_of("energy@time+49%"), 0U);
+  EXPECT_EQ(index_of("energy@time+50%"), 1U);  // 3 s is 1.5 x 2 s
+  EXPECT_EQ(index_of("energy@time+100%"), 2U);
+  EXPECT_EQ(index_of("energy@time<=3.5s"), 1U);
+  EXPECT_EQ(index_of("energy@time<=3500ms"), 1U);
+  EXPECT_EQ(index_of("time@energy-20%"), 1U);  // at most 9.6 J: 7 J, the faster of 7 and 4
+  EXPECT_EQ(index_of("time@energy-50%"), 2U);  // at most 6 J
+  EXPECT_EQ(index_of("time@energy+0%"), 0U);
+  EXPECT_EQ(index_of("time@energy<=7J"), 1U);
+  EXPECT_EQ(index_of("time@energy<=0.004kJ"), 2U);
+  const PointChoice c = choose_point(Pick::parse("energy@time+50%"), front, "f");
+  EXPECT_EQ(c.reason,
+            "least energy within +50 % of the fastest time (time ≤ 3 s): point 2 of 3 (3 s, 7 J), time +50.0 % and "
+            "energy -41.7 % against the fastest point");
+  EXPECT_TRUE(choose_point(Pick::parse("2"), front, "f").reason.empty());
+  // No point meets the bound: the nearest is named, the fastest for a time bound, the least
+  // energy for an energy bound.
+  const std::pair<const char*, std::string> unmet[] = {
+      {"energy@time<=1.5s", "no point of f has time ≤ 1.5 s; the nearest is point 1 of 3 (2 s, 12 J)"},
+      {"energy@time-10%", "no point of f has time ≤ 1.8 s; the nearest is point 1 of 3"},
+      {"time@energy-70%", "no point of f has energy ≤ 3.6 J; the nearest is point 3 of 3 (4 s, 4 J)"},
+      {"time@energy<=3J", "the pick fastest within 3 J: no point of f has energy ≤ 3 J"},
+  };
+  for (const auto& [text, says] : unmet) {
+    try {
+      (void)choose_point(Pick::parse(text), front, "f");
+      ADD_FAILURE() << text << ": a point was chosen";
+    } catch (const InfeasibleError& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << text << ": " << e.what();
+    }
+  }
+  // Through a plan, from a front file and from a profile: the reason travels with the plan.
+  PlanRequest r;
+  r.front = front_file(front);
+  r.pick = Pick::parse("time@energy-20%");
+  Plan p = plan_run(dgemm(), r);
+  EXPECT_EQ(p.rows, (std::vector<index_t>{3, 1}));
+  EXPECT_NE(p.reason.find("point 2 of 3"), std::string::npos) << p.reason;
+  EXPECT_EQ(plan_from_text(to_text(p)).reason, p.reason);
+  r.pick = Pick::parse("time@energy<=1J");
+  EXPECT_THROW(plan_run(dgemm(), r), InfeasibleError);
+  r = PlanRequest{};
+  r.profile = csv_profile();
+  r.workload = 6;
+  r.pick = Pick::parse("energy@time+1000%");
+  p = plan_run(dgemm(), r);
+  const auto whole = partition::pareto_front(partition::read_profile_csv(r.profile), 6, {});
+  EXPECT_EQ(p.energy, whole.back().energy);  // a bound every point meets: the least energy
+  EXPECT_NE(p.reason.find(fmt::format("point {} of {}", whole.size(), whole.size())), std::string::npos) << p.reason;
+  // A front of time only has no energies to budget.
+  FrontFile t;
+  t.processors = {"a", "b"};
+  t.workload = 4;
+  t.time_only = true;
+  t.front = {{2.0, 0.0, {0, 4}}};
+  r = PlanRequest{};
+  r.front = write("time.json", front_json(t));
+  r.pick = Pick::parse("energy@time+5%");
+  EXPECT_NE(refusal(r).find("front of time only"), std::string::npos) << refusal(r);
+}
+
 TEST_F(Plans, FromAProfileItsFrontOrItsLoadBalancedDistribution) {
   PlanRequest r;
   r.profile = csv_profile();
@@ -325,6 +392,50 @@ TEST(Pick, ParsesItsNamesAndNumbers) {
   EXPECT_EQ(Pick::parse("even").name(), "even split");
   EXPECT_EQ(Pick::parse("3").k, 3U);
   for (const char* bad : {"0", "-1", "fast", "", "1.5"}) EXPECT_THROW(Pick::parse(bad), UsageError) << bad;
+}
+
+TEST(Pick, ParsesBudgets) {
+  Pick p = Pick::parse("energy@time+5%");
+  EXPECT_EQ(p.kind, Pick::budget);
+  EXPECT_EQ(p.bound.on, Bound::time);
+  EXPECT_TRUE(p.bound.relative);
+  EXPECT_DOUBLE_EQ(p.bound.value, 0.05);
+  EXPECT_EQ(p.name(), "least energy within +5 % of the fastest time");
+  p = Pick::parse("time@energy-20%");
+  EXPECT_EQ(p.bound.on, Bound::energy);
+  EXPECT_DOUBLE_EQ(p.bound.value, -0.2);
+  EXPECT_EQ(p.name(), "fastest within -20 % of the fastest point's energy");
+  p = Pick::parse("energy@time<=250ms");
+  EXPECT_FALSE(p.bound.relative);
+  EXPECT_DOUBLE_EQ(p.bound.value, 0.25);
+  EXPECT_EQ(p.name(), "least energy within 250 ms");
+  EXPECT_DOUBLE_EQ(Pick::parse("time@energy<=1.5kJ").bound.value, 1500.0);
+  EXPECT_DOUBLE_EQ(Pick::parse("time@energy<=2 J").bound.value, 2.0);
+  EXPECT_TRUE(Pick::parse("time@energy<=2J").by_energy());
+  const std::pair<const char*, const char*> bad[] = {
+      {"energy@energy+5%", "a budget minimises one of time and energy"},
+      {"time@time<=1s", "a budget minimises one of time and energy"},
+      {"@time+5%", "a budget minimises"},
+      {"energy@time+5", "a relative bound ends with %"},
+      {"energy@time+x%", "not a percentage"},
+      {"energy@time+-5%", "not a percentage"},
+      {"energy@time-100%", "leaves nothing"},
+      {"energy@time<=5J", "s, ms or us"},
+      {"time@energy<=5s", "J, kJ or mJ"},
+      {"energy@time<=-1s", "a positive number"},
+      {"energy@time<=0s", "a positive number"},
+      {"energy@time<=", "a positive number"},
+      {"energy@time<=infs", "a positive number"},
+  };
+  for (const auto& [text, says] : bad) {
+    try {
+      (void)Pick::parse(text);
+      ADD_FAILURE() << text << ": accepted";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << text << ": " << e.what();
+      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << text << ": " << e.what();
+    }
+  }
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 //   ctrl::loop::PlanRequest r;
 //   r.profile = "profile.csv";
 //   r.workload = 8192;
-//   r.pick = ctrl::loop::Pick::parse("least-energy");
+//   r.pick = ctrl::loop::Pick::parse("energy@time+5%");   // least energy within 5 % of the fastest
 //   const ctrl::loop::Plan plan = ctrl::loop::plan_run(workload, r);
 //   ctrl::loop::Team team(devices_of(plan.processors));
 //   const auto outcome = ctrl::loop::run_distribution(workload, ctrl::loop::run_request(plan), team);
@@ -15,6 +15,7 @@
 #pragma once
 #include <ctrl/errors.hpp>
 #include <ctrl/loop/front.hpp>
+#include <ctrl/loop/pick.hpp>
 #include <ctrl/loop/run.hpp>
 #include <ctrl/loop/workload.hpp>
 #include <ctrl/partition/front.hpp>
@@ -27,20 +28,6 @@
 #include <vector>
 
 namespace ctrl::loop {
-
-// A point of a front: the fastest, the least energy, or the k-th point by time (1-based); or,
-// computed from the profile (ctrl/partition/load_balanced.hpp), the load-balanced distribution
-// (the HEPOPTA paper's: every processor works, times as equal as possible) or the even split
-// (every processor works, rows as equal as possible).
-struct Pick {
-  // all: every point of the front (plan_front; plan_run refuses it).
-  enum Kind { fastest, least_energy, load_balanced, even, point, all } kind = fastest;
-  std::size_t k = 0;  // for point
-  // "fastest" (or "time-optimal"), "least-energy" (or "energy-optimal"), "load-balanced", "even"
-  // (or "even-split"), "all", or K. UsageError naming the text otherwise.
-  static Pick parse(std::string_view text);
-  std::string name() const;
-};
 
 struct PlanRequest {
   std::vector<std::pair<std::string, index_t>> split;  // by hand: processors and their rows, in order
@@ -61,6 +48,7 @@ struct Plan {
   std::vector<std::string> processors;
   std::vector<index_t> rows;           // per processor
   std::string source;                  // where the distribution comes from, in words
+  std::string reason;                  // why this point, for a pick by budget (pick.hpp); else ""
   std::optional<double> time, energy;  // the front's prediction of the whole, when from one
   partition::EnergyModel model;        // what that energy is: dynamic, or total
   index_t cols = 0;
@@ -83,7 +71,8 @@ struct Plan {
 // wrong; InfeasibleError when no distribution of the workload exists with the profile's sizes;
 // MissingEnergyError for a pick by energy (least-energy, K) of the front of a profile where some
 // processor has no energy (profile_file.hpp, require_energy), and UsageError for a least-energy
-// pick of a front of time only.
+// pick of a front of time only; InfeasibleError for a budget no point of the front meets, naming
+// the bound and the nearest point.
 Plan plan_run(const Workload& app, const PlanRequest& request);
 
 // Every point of the front a request's pick names (its pick must be Pick::all), in time order:

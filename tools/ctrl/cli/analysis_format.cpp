@@ -65,6 +65,12 @@ void write_budgets(std::ostream& out, const FrontReport& r, const partition::Fro
         percent(b.budget), b.time_limit, b.index + 1, s.time, s.energy, saving, 100 * b.slowdown,
         parts_text(s.distribution));
   }
+  std::string first = percent(a.budgets.front().budget);
+  first.erase(first.size() - 2, 1);  // "5 %" -> "5%"
+  out << fmt::format(
+      "  run one by its budget: ctrl run --pick 'energy@time+{}' (the same front: the profile and the "
+      "workload, or this front as JSON)\n",
+      first);
 }
 
 void write_optima(std::ostream& out, const FrontReport& r) {

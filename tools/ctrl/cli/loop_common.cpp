@@ -89,26 +89,6 @@ std::string describe(const loop::Workload& app, index_t cols) {
   return app.summary(cols) + (s.empty() ? std::string() : " with " + s);
 }
 
-std::string format_seconds(double s) {
-  if (!std::isfinite(s)) return "?";
-  const double a = std::fabs(s);
-  if (a != 0 && a < 1e-3) return fmt::format("{:.1f} us", s * 1e6);
-  if (a < 1) return fmt::format("{:.3g} ms", s * 1e3);
-  return fmt::format("{:.4g} s", s);
-}
-
-std::string format_joules(double j) {
-  if (!std::isfinite(j)) return "?";
-  const double a = std::fabs(j);
-  if (a != 0 && a < 1) return fmt::format("{:.3g} mJ", j * 1e3);
-  return fmt::format("{:.4g} J", j);
-}
-
-std::string format_percent(std::optional<double> r) {
-  if (!r || !std::isfinite(*r)) return "—";
-  return fmt::format("{:+.1f} %", *r * 100);
-}
-
 std::string round_text(int rep, int batch, double worst_relative_ci) {
   const std::string runs = fmt::format("round {}, {} run{} each", rep, batch, batch == 1 ? "" : "s");
   if (!std::isfinite(worst_relative_ci) || worst_relative_ci > 1) return runs + ", interval > ±100 % of a mean near 0";

@@ -3,6 +3,7 @@
 #pragma once
 #include <ctrl/energy/factory.hpp>
 #include <ctrl/loop/measure.hpp>
+#include <ctrl/loop/quantity.hpp>
 #include <ctrl/loop/workload.hpp>
 
 #include <CLI/CLI.hpp>
@@ -16,9 +17,9 @@
 
 namespace ctrl::tool {
 
-std::string format_seconds(double s);                 // "12.3 ms", "1.234 s"
-std::string format_joules(double j);                  // "12.3 J", "456 mJ"
-std::string format_percent(std::optional<double> r);  // "+3.2 %", "—" when absent
+using loop::format_joules;  // ctrl/loop/quantity.hpp: the library's reports print them the same way
+using loop::format_percent;
+using loop::format_seconds;
 // A measurement's progress: "round 3, 8 runs each, interval ±2.1 %" (the widest 95 % interval of
 // the stopping rule's means, relative to its mean); past ±100 % (a mean near zero, as an energy
 // that barely rises above base) "interval > ±100 % of a mean near 0", never a four-digit percentage.

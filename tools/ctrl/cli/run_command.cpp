@@ -1,4 +1,4 @@
-// ctrl run APP (--split DEVICE=ROWS... | --front FRONT.json --pick fastest|least-energy|load-balanced|even|K|all
+// ctrl run APP (--split DEVICE=ROWS... | --front FRONT.json --pick fastest|least-energy|load-balanced|even|K|all|BUDGET
 //               | --profile PROFILE.csv --workload N --pick ...) [--profile PROFILE.csv] [options]
 // Executes one distribution of an application concurrently across its controllers, checks the
 // result against a reference, and reports per-processor and total time and energy, measured beside
@@ -47,7 +47,7 @@ loop::PlanRequest plan_request(const RunArgs& a) {
   if (by_split == (!a.front.empty() || !a.pick.empty()))
     throw exit_error(exit_bad_input, "run: give either --split DEVICE=ROWS ... or --front FILE --pick WHICH");
   if (!a.front.empty() && a.pick.empty())
-    throw exit_error(exit_bad_input, "--front needs --pick fastest|least-energy|load-balanced|even|K|all");
+    throw exit_error(exit_bad_input, "--front needs --pick fastest|least-energy|load-balanced|even|K|all|BUDGET");
   if (a.front.empty() && !a.pick.empty() && (a.profile.empty() || a.workload.empty()))
     throw exit_error(exit_bad_input, "--pick without --front needs --profile and --workload");
   const bool balanced = a.pick == "load-balanced" || a.pick == "even" || a.pick == "even-split";
@@ -242,7 +242,9 @@ void add_run(CLI::App& app, action& run, Job& job) {
   cmd->add_option("--front", args->front, "A front from `ctrl pareto --format json`");
   cmd->add_option("--pick", args->pick,
                   "Which point: fastest, least-energy, K (1-based), all (every point of the front, one run each, "
-                  "the worst named), or computed from --profile: load-balanced (equal times) or even (equal rows)");
+                  "the worst named), a budget (energy@time+5%: the least energy within 5 % of the fastest time; "
+                  "time@energy-20%: the fastest using at most 80 % of the fastest point's energy; energy@time<=2.5s; "
+                  "time@energy<=300J), or computed from --profile: load-balanced (equal times) or even (equal rows)");
   cmd->add_option("--points", args->points,
                   "With --pick all: at most K points, spread evenly along the front (the fastest and the least "
                   "energy among them)");

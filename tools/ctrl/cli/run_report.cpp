@@ -133,9 +133,16 @@ std::string run_json(const RunReport& r) {
   for (const auto& p : o.processors) procs.push_back(processor_json(p));
   json parameters = json::object();
   for (const loop::Parameter& p : r.app.settings().parameters()) parameters[p.name] = r.app.settings()[p.name];
-  json doc{{"app", r.app.name()},         {"parameters", parameters},           {"cols", o.cols},
-           {"rows", r.plan.total_rows()}, {"distribution_from", r.plan.source}, {"interpolated", r.plan.interpolated},
-           {"rounds", o.measured.reps},   {"batch", o.measured.batch},          {"converged", o.measured.converged},
+  json doc{{"app", r.app.name()},
+           {"parameters", parameters},
+           {"cols", o.cols},
+           {"rows", r.plan.total_rows()},
+           {"distribution_from", r.plan.source},
+           {"chosen_because", r.plan.reason},
+           {"interpolated", r.plan.interpolated},
+           {"rounds", o.measured.reps},
+           {"batch", o.measured.batch},
+           {"converged", o.measured.converged},
            {"processors", procs}};
   doc["total"] = {{"time",
                    {{"measured", estimate(o.measured.wall)},
@@ -164,6 +171,7 @@ void write_run_table(std::ostream& out, const RunReport& r) {
   for (std::size_t i = 0; i < plan.processors.size(); ++i)
     dist += fmt::format(" {}={}", plan.processors[i], plan.rows[i]);
   out << fmt::format("distribution ({} rows) from {}:{}\n", rows, plan.source, dist);
+  if (!plan.reason.empty()) out << "chosen: " << plan.reason << '\n';
   out << fmt::format("measured: {} round{} of {} run{} each; 95% CI of every mean within {:.1f}%: {}\n\n", res.reps,
                      res.reps == 1 ? "" : "s", res.batch, res.batch == 1 ? "" : "s", 100 * r.precision,
                      res.converged ? "yes" : "no (" + res.limiting + ")");
