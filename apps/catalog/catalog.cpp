@@ -19,6 +19,7 @@ const ctrl::loop::Catalog& catalog() {
     c.add(matmul_workload());
     c.add(jacobi_parameters(), jacobi_workload);
     c.add(recurrence_parameters(), recurrence_workload);
+    c.add(mandelbrot_parameters(), mandelbrot_workload);
     return c;
   }();
   return all;

@@ -41,5 +41,7 @@ std::vector<ctrl::loop::Parameter> jacobi_parameters();
 std::unique_ptr<ctrl::loop::Workload> jacobi_workload(const ctrl::loop::Settings& settings);
 std::vector<ctrl::loop::Parameter> recurrence_parameters();
 std::unique_ptr<ctrl::loop::Workload> recurrence_workload(const ctrl::loop::Settings& settings);
+std::vector<ctrl::loop::Parameter> mandelbrot_parameters();
+std::unique_ptr<ctrl::loop::Workload> mandelbrot_workload(const ctrl::loop::Settings& settings);
 
 }  // namespace apps

@@ -7,6 +7,8 @@
 
 #include <ctrl/ctrl.hpp>
 
+#include <cstdint>
+
 namespace apps {
 
 namespace mandel {
@@ -36,6 +38,18 @@ struct Mandelbrot {
                                        ctrl::cost::irregular};
   CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::Out<float, 2> iterations, mandel::View v, int limit) const {
     iterations(t.x, t.y) = static_cast<float>(mandel::escape(v.re(t.y), v.im(t.x), limit));
+  }
+};
+
+// For the loop (mandelbrot_workload.cpp): rows dealt over a fixed region of the plane, so that
+// each processor's rows sample the whole picture. Row x of the tile is row place(x) of the
+// region's picture.
+struct MandelbrotDealt {
+  static constexpr const char* name = "mandelbrot_dealt";
+  static constexpr ctrl::Traits traits = Mandelbrot::traits;
+  CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::Out<float, 2> iterations, ctrl::In<std::int64_t, 1> place,
+                                   mandel::Region r, int limit) const {
+    iterations(t.x, t.y) = static_cast<float>(mandel::escape(r.re(t.y), r.im(place(t.x)), limit));
   }
 };
 

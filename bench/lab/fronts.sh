@@ -10,6 +10,10 @@
 #   bench/lab/fronts.sh                                  from the repository root, on the GPU machine
 #   APPS="jacobi dgemm:2" CPU_GROUPS=1 POINTS=6 BUDGET_S=560   what to run (APP:G: G CPU groups), the budget
 #   CTRL_DRY=1 bench/lab/fronts.sh                       here: CPU groups only, build/dev, short
+#   APPS=mandelbrot APP_OPTS="--cols 8192" WORKLOAD=8192 TWINS=1   options of the application, the
+#                                  workload to split (else 3/4 of the capacity), and the case study's
+#                                  twins timed on the same processors (OpenMP on the CPU group, CUDA
+#                                  on the GPU) with the ideal split of their speeds, 1/(1/t_cpu + 1/t_gpu)
 #
 # Writes to $OUT (default ./fronts-out): fronts.md (every command and its output), fronts.json (per
 # application: the profile's rows, the front, the runs), fronts.log.
@@ -25,6 +29,7 @@ apps=${APPS:-"jacobi dgemm fft2d matadd blackscholes matmul recurrence"}
 groups=${CPU_GROUPS:-1}
 points=${POINTS:-6}
 watts=${CPU_POWER:-4}
+read -r -a app_opts <<<"${APP_OPTS:-}"
 say() { printf '[%4ds] %s\n' $((SECONDS - t0)) "$*"; }
 
 if [[ ${CTRL_DRY:-0} == 1 ]]; then
@@ -34,8 +39,10 @@ if [[ ${CTRL_DRY:-0} == 1 ]]; then
 else
   build=$repo/build/cuda
   say "building ctrl_tool (cuda preset)"
+  twins=()
+  [[ ${TWINS:-0} == 1 ]] && for a in $apps; do twins+=("${a%%:*}_native" "${a%%:*}_native_cuda"); done
   (cd "$repo" && cmake --preset cuda -DCTRL_BUILD_TESTS=OFF -DCTRL_BUILD_BENCH=OFF >/dev/null &&
-     cmake --build build/cuda --target ctrl_tool -j 16) >"$work/build.log" 2>&1 ||
+     cmake --build build/cuda --target ctrl_tool "${twins[@]}" -j 16) >"$work/build.log" 2>&1 ||
     { say "build failed"; tail -30 "$work/build.log"; exit 1; }
   popts=(--steps ${STEPS:-10} --largest-run ${LARGEST_RUN:-0.05} --min-reps 3 --max-reps 8 --max-seconds ${STEP_SECONDS:-3} --min-window 0.3)
   ropts=(--min-reps 3 --max-reps 6 --max-seconds 2 --min-window 0.3)
@@ -68,28 +75,41 @@ for entry in $apps; do
   printf '\n## %s, %s CPU group%s and the GPU\n' "$app" "$g" "$([[ $g == 1 ]] || echo s)" >>"$md"
   p0=$SECONDS
   timeout --signal=INT --kill-after=20 $((left * 6 / 10)) "$ctrl" profile "$app" --groups "$g" --out "$name.csv" \
-    --cpu-power "$watts" "${popts[@]}" --progress plain >"$name-profile.txt" 2>"$name-profile.err"
+    --cpu-power "$watts" "${app_opts[@]}" "${popts[@]}" --progress plain >"$name-profile.txt" 2>"$name-profile.err"
   echo "(exit $?, $((SECONDS - p0)) s)" >>"$name-profile.txt"
   { printf '\n```\n$ ctrl profile %s --groups %s ...\n' "$app" "$g"; cat "$name-profile.txt"; printf '```\n'; } >>"$md"
   n=$(sed -n 's/.*--workload \([0-9]*\).*/\1/p' "$name-profile.txt" | head -1)
   [[ -n $n ]] || { say "$name: no profile"; tail -5 "$name-profile.err"; continue; }
-  n=$((n * 3 / 4))
+  n=${WORKLOAD:-$((n * 3 / 4))}
   shown "$ctrl" pareto --profile "$name.csv" --workload "$n"
   "$ctrl" pareto --profile "$name.csv" --workload "$n" --format json >"$name-front.json" 2>/dev/null
   left=$((budget - (SECONDS - t0)))
   say "$name: run --pick all --points $points (at most $((left - 10))s)"
   timeout --signal=INT --kill-after=15 $((left - 10)) "$ctrl" run "$app" --front "$name-front.json" --pick all \
-    --points "$points" --profile "$name.csv" --cpu-power "$watts" "${ropts[@]}" --progress none --json "$name-runs.json" \
-    >"$name-runs.txt" 2>&1
+    --points "$points" --profile "$name.csv" --cpu-power "$watts" "${app_opts[@]}" "${ropts[@]}" --progress none \
+    --json "$name-runs.json" >"$name-runs.txt" 2>&1
   echo "(exit $?)" >>"$name-runs.txt"
   { printf '\n```\n'; sed -n '/measured beside predicted/,$p' "$name-runs.txt"; printf '```\n'; } >>"$md"
   sed -n '/measured beside predicted/,$p' "$name-runs.txt"
+  twin_json=null
+  if [[ ${TWINS:-0} == 1 && -x $build/bin/${app}_native ]]; then
+    # The twins on the profile's processors: its first CPU group, and the GPU. Same picture.
+    cpus=$(sed -n 's/^\(cpu:[^,]*\),.*/\1/p' "$name.csv" | head -1)
+    size=(--size "$n" "$(python3 -c 'import csv,sys; print(next(csv.DictReader(open(sys.argv[1])))["cols"])' "$name.csv")")
+    tc=$("$build/bin/${app}_native" --device "$cpus" "${size[@]}" --repeat 3 --quiet | sed -n 's/^time_s=\([^ ]*\).*/\1/p')
+    tg=$("$build/bin/${app}_native_cuda" --device cuda:0 "${size[@]}" --repeat 3 --quiet | sed -n 's/^time_s=\([^ ]*\).*/\1/p')
+    ideal=$(python3 -c "import sys; c,g=map(float,sys.argv[1:]); print(1/(1/c+1/g))" "$tc" "$tg" 2>/dev/null)
+    printf '\ntwins at %s: %s_native on %s %s s, %s_native_cuda on cuda:0 %s s; ideal split 1/(1/t_cpu + 1/t_gpu) = %s s\n' \
+      "${size[*]}" "$app" "$cpus" "$tc" "$app" "$tg" "$ideal" | tee -a "$md"
+    [[ -n $ideal ]] && twin_json="{\"cpu\": \"$cpus\", \"t_cpu_s\": $tc, \"t_gpu_s\": $tg, \"ideal_s\": $ideal}"
+  fi
   ((first)) || echo ',' >>"$json"
   first=0
   printf '"%s": {"profile": ' "$name" >>"$json"
   python3 -c 'import csv,json,sys; print(json.dumps(list(csv.DictReader(open(sys.argv[1])))))' "$name.csv" >>"$json" 2>/dev/null || echo null >>"$json"
   printf ', "front": ' >>"$json"; { [[ -s $name-front.json ]] && cat "$name-front.json"; } >>"$json" || echo null >>"$json"
   printf ', "runs": ' >>"$json"; { [[ -s $name-runs.json ]] && cat "$name-runs.json"; } >>"$json" || echo null >>"$json"
+  printf ', "twins": %s' "$twin_json" >>"$json"
   echo '}' >>"$json"
 done
 echo '}' >>"$json"

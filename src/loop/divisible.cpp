@@ -92,8 +92,25 @@ std::size_t Divisible::add_spec(Spec s) {
   return specs_.size() - 1;
 }
 
+Array<std::int64_t, 1> Divisible::deal(std::string name, index_t chunk) {
+  if (chunk_ > 0)
+    throw UsageError(fmt::format("Divisible '{}': its rows are dealt already ('{}')", name_, specs_[dealt_].name));
+  if (chunk < 1)
+    throw UsageError(fmt::format("Divisible '{}': rows dealt in chunks of {} rows (at least 1)", name_, chunk));
+  for (const Spec& s : specs_)
+    if (s.halo > 0)
+      throw UsageError(
+          fmt::format("Divisible '{}': rows dealt have no neighbours, but '{}' has a halo", name_, s.name));
+  const auto places = input<std::int64_t>(std::move(name), {Rows}, Init<std::int64_t>{});  // the problem fills it
+  dealt_ = places.id;
+  chunk_ = chunk;
+  return places;
+}
+
 void Divisible::set_halo(std::size_t id, index_t rows) {
   Spec& s = specs_.at(id);
+  if (chunk_ > 0 && rows > 0)
+    throw UsageError(fmt::format("Divisible '{}': rows dealt have no neighbours: no halo for '{}'", name_, s.name));
   if (s.extents.front().kind != Extent::Kind::rows)
     throw UsageError(
         fmt::format("Divisible '{}': array '{}' is whole (read by every processor): it has no halo", name_, s.name));
@@ -155,6 +172,7 @@ class DivisibleProblem final : public Problem {
   void perturb_output(index_t row, index_t col, double delta) override;
   std::span<const std::byte> output_bytes(Block b) const override;
   std::string output_dtype() const override;
+  index_t dealing() const override { return w_.chunk_; }
 
  private:
   friend class BlockRun;
@@ -182,6 +200,8 @@ class DivisibleProblem final : public Problem {
     return static_cast<std::byte*>(w_.specs_[id].data(t.get()));
   }
   void fill(std::size_t id);
+  std::int64_t* places() const;
+  void deal_round(const std::vector<Block>& blocks, bool together);
   void set_up(Controller& c, std::size_t slot);
   void tear_down(Controller& c, std::size_t slot, bool keep);
   void exchange(Controller& c, std::size_t slot, std::size_t id);
@@ -198,6 +218,7 @@ class DivisibleProblem final : public Problem {
   std::vector<Block> round_;                                  // [slot]: the round's blocks, in window rows
   std::vector<ExchangeTimes> times_;                          // [slot]: since prepare_round
   index_t extent_ = 0;                                        // the round's instance: rows [0, extent_)
+  std::vector<index_t> instance_rows_;                        // [slot]: BlockRun::instance_rows
   bool together_ = false;
   Barrier barrier_;
 };
@@ -208,6 +229,11 @@ DivisibleProblem::DivisibleProblem(const Divisible& w, index_t rows, index_t col
   if (first_row < 0) throw UsageError(fmt::format("{}: a window cannot start at row {}", w.name(), first_row));
   if (!w.compute_) throw UsageError(fmt::format("Divisible '{}': no compute function (call compute())", w.name()));
   if (w.specs_.empty()) throw UsageError(fmt::format("Divisible '{}': no arrays", w.name()));
+  if (w.chunk_ > 0 && w.granularity_ % w.chunk_ != 0)
+    throw UsageError(
+        fmt::format("Divisible '{}': rows dealt in chunks of {} need a granularity that is a multiple of "
+                    "it, not {}",
+                    w.name(), w.chunk_, w.granularity_));
   const std::size_t n = w.specs_.size();
   host_.resize(n);
   replicas_.resize(n);
@@ -227,6 +253,9 @@ DivisibleProblem::DivisibleProblem(const Divisible& w, index_t rows, index_t col
   current_.resize(slots);
   times_.resize(slots);
   extent_ = rows_;
+  instance_rows_.assign(slots, first_ + rows_);
+  if (w.chunk_ > 0)
+    for (index_t i = 0; i < rows_; ++i) places()[i] = first_ + i;  // as the inputs were filled
 }
 
 std::vector<index_t> DivisibleProblem::extents(const Spec& s, index_t rows) const {
@@ -292,7 +321,53 @@ void DivisibleProblem::prepare_round(const std::vector<Block>& blocks, bool toge
                         "neighbour's halo would reach past it",
                         w_.name(), b.rows(), b.rows() == 1 ? "" : "s", s.name, s.halo));
   }
+  // BlockRun::instance_rows: the rows of the blocks together, else each block's own.
+  index_t total = 0;
+  for (const Block& b : blocks) total += b.rows();
+  for (std::size_t k = 0; k < instance_rows_.size() && k < blocks.size(); ++k)
+    instance_rows_[k] = together ? total : blocks[k].rows();
+  if (w_.chunk_ > 0) deal_round(blocks, together);
   barrier_.reset(active);
+}
+
+std::int64_t* DivisibleProblem::places() const {
+  return reinterpret_cast<std::int64_t*>(tile_data(w_.dealt_, host_[w_.dealt_]));
+}
+
+// The places of this round's rows (dealt_rows over the whole distribution together; each block
+// alone is an instance of its own rows, in order), and the other inputs of every row whose place
+// changed: a row holds the values of the instance row it stands for.
+void DivisibleProblem::deal_round(const std::vector<Block>& blocks, bool together) {
+  std::int64_t* place = places();
+  const std::vector<std::int64_t> before(place, place + rows_);
+  if (together) {
+    // The blocks' rows, in block order, are the instance (a profile's warm-up leaves gaps between
+    // them); block k's rows are its rows from `compact` on.
+    std::vector<index_t> sizes;
+    for (const Block& b : blocks) sizes.push_back(b.rows());
+    const std::vector<index_t> dealt = dealt_rows(sizes, w_.chunk_);
+    index_t compact = 0;
+    for (const Block& b : blocks) {
+      for (index_t r = std::max(b.begin, first_); r < std::min(b.end, first_ + rows_); ++r)
+        place[r - first_] = dealt[static_cast<std::size_t>(compact + r - b.begin)];
+      compact += b.rows();
+    }
+  } else {
+    for (const Block& b : round_)
+      for (index_t j = 0; j < b.rows(); ++j) place[b.begin + j] = j;
+  }
+  for (std::size_t id = 0; id < w_.specs_.size(); ++id) {
+    const Spec& s = w_.specs_[id];
+    if (id == w_.dealt_ || s.part != Part::input || !split(s) || !s.fill) continue;
+    const std::size_t row = row_bytes(s) / s.elem_size;
+    const std::uint64_t seed = array_seed(seed_, id);
+    std::byte* base = tile_data(id, host_[id]);
+    host_parallel_for(rows_, [&](index_t b, index_t e) {
+      for (index_t i = b; i < e; ++i)
+        if (place[i] != before[static_cast<std::size_t>(i)])
+          s.fill(base + static_cast<std::size_t>(i) * row * s.elem_size, place[i], 0, row, seed);
+    });
+  }
 }
 
 void DivisibleProblem::set_up(Controller& c, std::size_t slot) {
@@ -530,6 +605,8 @@ index_t BlockRun::halo_rows(std::size_t id, bool before) const {
 
 void BlockRun::exchange(std::size_t id) const { problem_.exchange(controller_, slot_, id); }
 
+index_t BlockRun::instance_rows() const { return problem_.instance_rows_.at(slot_); }
+
 Results::Results(const DivisibleProblem& p, std::vector<Block> blocks, bool standalone)
     : problem_(p),
       blocks_(std::move(blocks)),
@@ -549,6 +626,13 @@ std::span<const std::byte> Results::data(std::size_t id, std::size_t elem_size, 
   const auto& t = split ? problem_.host_[id] : problem_.replicas_[id].front();
   const index_t rows = split ? problem_.rows_ : s.extents.front().resolve(problem_.rows_, problem_.cols_);
   return {problem_.tile_data(id, t), static_cast<std::size_t>(rows) * problem_.row_bytes(s)};
+}
+
+index_t Results::instance_rows(const Block& b) const {
+  if (standalone_) return b.rows();
+  index_t total = 0;
+  for (const index_t m : problem_.instance_rows_) total = std::max(total, m);
+  return total;
 }
 
 std::size_t Results::row_elements(std::size_t id) const {

@@ -41,10 +41,18 @@ index_t rows_spanned(const std::vector<Block>& blocks) {
   return end;
 }
 
-void save_rows(const std::string& path, const std::string& dtype, index_t rows, index_t cols,
+void save_rows(const std::string& path, const Problem& problem, const std::vector<Block>& blocks, index_t rows,
                std::span<const std::byte> data) {
-  const std::size_t shape[2] = {static_cast<std::size_t>(rows), static_cast<std::size_t>(cols)};
-  npy::detail::save_bytes(path, dtype, data, shape, npy::Version::automatic);
+  const std::size_t shape[2] = {static_cast<std::size_t>(rows), static_cast<std::size_t>(problem.cols())};
+  std::vector<std::byte> ordered;
+  if (problem.dealing() > 0 && rows > 0) {
+    std::vector<index_t> sizes;
+    for (const Block& b : blocks) sizes.push_back(b.rows());
+    ordered =
+        in_instance_order(data, data.size() / static_cast<std::size_t>(rows), dealt_rows(sizes, problem.dealing()));
+    data = ordered;
+  }
+  npy::detail::save_bytes(path, problem.output_dtype(), data, shape, npy::Version::automatic);
 }
 
 }  // namespace ctrl::loop

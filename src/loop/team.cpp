@@ -531,7 +531,7 @@ void Team::write_output(const Problem& problem, const std::vector<Block>& blocks
     data.insert(data.end(), bytes.begin(), bytes.end());
     rows += b.rows();
   }
-  save_rows(path, problem.output_dtype(), rows, problem.cols(), data);
+  save_rows(path, problem, blocks, rows, data);
 }
 
 }  // namespace ctrl::loop

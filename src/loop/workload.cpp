@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <queue>
 
 #include <climits>
 
@@ -23,6 +25,50 @@ std::vector<Block> consecutive_blocks(const std::vector<index_t>& sizes) {
     at += x;
   }
   return blocks;
+}
+
+std::vector<index_t> dealt_rows(const std::vector<index_t>& sizes, index_t chunk) {
+  if (chunk < 1) throw UsageError(fmt::format("rows dealt in chunks of {} rows (at least 1)", chunk));
+  const index_t total = checked_sum(sizes);
+  std::vector<index_t> places(static_cast<std::size_t>(total));
+  // Processor p's k-th chunk is due at (2k + 1) / (2 n_p); the chunks of the instance go out in
+  // the order they are due (ties to the earlier processor). Compared as fractions, exactly.
+  struct Due {
+    index_t k, n;
+    std::size_t p;
+  };
+  const auto later = [](const Due& a, const Due& b) {
+    __extension__ using wide = __int128;  // (2k + 1) n needs more than 64 bits near index_t's top
+    const wide l = static_cast<wide>(2 * a.k + 1) * b.n, r = static_cast<wide>(2 * b.k + 1) * a.n;
+    return l != r ? l > r : a.p > b.p;
+  };
+  std::priority_queue<Due, std::vector<Due>, decltype(later)> queue(later);
+  std::vector<index_t> start(sizes.size(), 0);
+  index_t at = 0;
+  for (std::size_t p = 0; p < sizes.size(); ++p) {
+    if (sizes[p] < 0 || sizes[p] % chunk != 0)
+      throw UsageError(fmt::format("rows dealt in chunks of {}: a block of {} rows", chunk, sizes[p]));
+    start[p] = at;
+    at += sizes[p];
+    if (sizes[p] > 0) queue.push({0, sizes[p] / chunk, p});
+  }
+  for (index_t c = 0; !queue.empty(); ++c) {
+    const Due d = queue.top();
+    queue.pop();
+    for (index_t r = 0; r < chunk; ++r) places[static_cast<std::size_t>(start[d.p] + d.k * chunk + r)] = c * chunk + r;
+    if (d.k + 1 < d.n) queue.push({d.k + 1, d.n, d.p});
+  }
+  return places;
+}
+
+std::vector<std::byte> in_instance_order(std::span<const std::byte> rows, std::size_t row_bytes,
+                                         const std::vector<index_t>& places) {
+  if (rows.size() != places.size() * row_bytes)
+    throw UsageError(fmt::format("{} bytes of rows for {} places of {} bytes", rows.size(), places.size(), row_bytes));
+  std::vector<std::byte> out(rows.size());
+  for (std::size_t s = 0; s < places.size(); ++s)
+    std::memcpy(out.data() + static_cast<std::size_t>(places[s]) * row_bytes, rows.data() + s * row_bytes, row_bytes);
+  return out;
 }
 
 void Workload::check_size(index_t rows, index_t cols, std::size_t slots) const {

@@ -357,6 +357,15 @@ TEST_F(Cli, RunWritesTheOutputMatrixOnlyWhenItIsRight) {
   ASSERT_EQ(d.code, 0) << d.err;
   const auto c = ctrl::npy::load<double>(path("C.npy"));
   EXPECT_EQ(c.shape, (std::vector<std::size_t>{4, 8}));
+  // Rows dealt (mandelbrot): the picture is written in its own order, whatever the split.
+  const Result whole =
+      run({"run", "mandelbrot", "--split", "cpu:0=16", "--cols", "12", "--output", path("M1.npy")}, quick);
+  ASSERT_EQ(whole.code, 0) << whole.out << whole.err;
+  const Result dealt = run({"run", "mandelbrot", "--split", "cpu:0=5", "--split", "cpu:1=11", "--cols", "12",
+                            "--iterations", "1000", "--output", path("M2.npy")},
+                           quick);
+  ASSERT_EQ(dealt.code, 0) << dealt.out << dealt.err;
+  EXPECT_EQ(slurp(path("M1.npy")), slurp(path("M2.npy")));
   // Without --selection, a processor named with a host is refused.
   const Result host = run({"run", "dgemm", "--split", "node1/cpu:0=4"}, quick);
   EXPECT_EQ(host.code, 2);

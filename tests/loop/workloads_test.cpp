@@ -179,6 +179,46 @@ TEST(Workloads, SizesBeyondTheLimitsAreRefusedBeforeAllocating) {
   EXPECT_THROW(consecutive_blocks({top, 1}), UsageError);  // the last block's end would wrap
 }
 
+// Rows dealt: a permutation of the instance in which every processor's chunks are spread evenly:
+// among the first t chunks, processor p has t n_p / J of them, give or take one (half a chunk per
+// processor where several are due at once).
+TEST(Dealing, EveryProcessorsRowsAreSpreadOverTheWholeInstance) {
+  const std::vector<std::vector<index_t>> cases{{12}, {3, 4, 5}, {1, 99}, {50, 0, 7, 43}, {64, 64}, {1, 1, 1, 997}};
+  for (const auto& sizes : cases) {
+    const std::vector<index_t> places = dealt_rows(sizes, 1);
+    index_t total = 0;
+    for (const index_t x : sizes) total += x;
+    ASSERT_EQ(places.size(), static_cast<std::size_t>(total));
+    std::vector<int> owner(places.size(), -1);
+    index_t at = 0;
+    for (std::size_t p = 0; p < sizes.size(); ++p)
+      for (index_t k = 0; k < sizes[p]; ++k, ++at) {
+        const auto place = static_cast<std::size_t>(places[static_cast<std::size_t>(at)]);
+        ASSERT_LT(place, owner.size());
+        EXPECT_EQ(owner[place], -1) << "row " << place << " dealt twice";
+        owner[place] = static_cast<int>(p);
+      }
+    for (std::size_t p = 0; p < sizes.size(); ++p) {
+      double had = 0;
+      for (std::size_t t = 0; t < owner.size(); ++t) {
+        had += owner[t] == static_cast<int>(p) ? 1 : 0;
+        const double due = static_cast<double>(t + 1) * static_cast<double>(sizes[p]) / static_cast<double>(total);
+        EXPECT_LE(std::abs(had - due), std::max(1.0, 0.5 * static_cast<double>(sizes.size())))
+            << "processor " << p << " of " << sizes.size() << ", chunk " << t;
+      }
+    }
+  }
+  // Chunks stay whole; a size that is not a multiple of the chunk is refused.
+  EXPECT_EQ(dealt_rows({2, 4}, 2), (std::vector<index_t>{2, 3, 0, 1, 4, 5}));
+  EXPECT_THROW(dealt_rows({2, 3}, 2), UsageError);
+  EXPECT_THROW(dealt_rows({2}, 0), UsageError);
+  EXPECT_THROW(dealt_rows({-1}, 1), UsageError);
+  // Stored rows put in instance order.
+  const std::vector<std::byte> rows{std::byte{10}, std::byte{11}, std::byte{20}, std::byte{21}};
+  EXPECT_EQ(in_instance_order(rows, 2, {1, 0}),
+            (std::vector<std::byte>{std::byte{20}, std::byte{21}, std::byte{10}, std::byte{11}}));
+}
+
 TEST(Stats, StudentAndConfidenceInterval) {
   EXPECT_DOUBLE_EQ(student_t95(1), 12.706);
   EXPECT_DOUBLE_EQ(student_t95(30), 2.042);

@@ -87,6 +87,9 @@ class BlockRun {
   Controller& controller() const { return controller_; }
   Block block() const { return block_; }  // the instance's rows this processor computes
   index_t rows() const { return block_.rows(); }
+  // The rows of the instance this run is part of: a run's whole distribution, or the block's own
+  // rows when it runs alone (a profile's rounds). What a dealt workload's places are rows of.
+  index_t instance_rows() const;
   index_t cols() const { return cols_; }  // N
   // Rows of halo present before and after the block in `a`'s tile (0 at the instance's edges).
   template <class T, std::size_t R>
@@ -141,6 +144,8 @@ class Results {
   index_t cols() const { return cols_; }
   // True when each block ran alone (the profile's rounds): its halo rows kept their initial values.
   bool standalone() const { return standalone_; }
+  // The rows of the instance block `b` was run in (BlockRun::instance_rows).
+  index_t instance_rows(const Block& b) const;
   // Every element held of a split array (rows() rows), or a whole array, row-major.
   template <class T, std::size_t R>
   std::span<const T> operator[](Array<T, R> a) const {
@@ -196,6 +201,23 @@ class Divisible final : public Workload {
   void halo(Array<T, R> a, index_t rows) {
     set_halo(a.id, rows);
   }
+
+  // Rows dealt, not cut: for work whose cost per row depends on where the row is (the Mandelbrot
+  // set). A processor given x rows of an instance of M computes x rows spread evenly over all M,
+  // dealt in chunks of `chunk` rows (dealt_rows), so that its time depends on x alone and a
+  // profile of x rows (an instance of x rows, each processor alone) predicts its share of any M.
+  // The array returned is an input the library fills: for each row a block holds, the instance
+  // row it stands for, below BlockRun::instance_rows(). Kernels compute row place(i) where they
+  // would compute row i; other inputs hold the values of the row they stand for; outputs are in
+  // the processors' order on the host and put in instance order when written (`ctrl run
+  // --output`). The granularity must be a multiple of `chunk`; no halos (rows dealt have no
+  // neighbours). UsageError otherwise, or when called twice.
+  //
+  //   const auto place = w.deal("place");
+  //   w.compute([=](BlockRun& r) {
+  //     r.launch<Escape>(ctrl::Threads(r.rows(), r.cols()), r[iterations], r[place], r.instance_rows());
+  //   });
+  Array<std::int64_t, 1> deal(std::string name, index_t chunk = 1);
 
   // The kernels of one block (required).
   void compute(Compute fn) { compute_ = std::move(fn); }
@@ -272,6 +294,8 @@ class Divisible final : public Workload {
   std::function<double(index_t, index_t)> flops_;
   std::size_t saved_ = static_cast<std::size_t>(-1);
   index_t granularity_ = 1;
+  std::size_t dealt_ = static_cast<std::size_t>(-1);  // the places array of a dealt workload
+  index_t chunk_ = 0;                                 // its chunk; 0: rows are cut into blocks
 };
 
 template <class T, std::size_t R>

@@ -92,8 +92,10 @@ std::vector<std::string> settle_held_power(Platform& platform, Problem& problem,
 
 // The end of the last of these blocks: the rows an instance needs for them.
 index_t rows_spanned(const std::vector<Block>& blocks);
-// Writes rows x cols elements of `dtype` as one .npy file, atomically.
-void save_rows(const std::string& path, const std::string& dtype, index_t rows, index_t cols,
+// Writes rows x cols elements of `dtype` as one .npy file, atomically. `data`: the output rows of
+// `blocks` (a run's consecutive blocks), gathered in block order; put in instance order first
+// where the problem deals its rows (Problem::dealing).
+void save_rows(const std::string& path, const Problem& problem, const std::vector<Block>& blocks, index_t rows,
                std::span<const std::byte> data);
 
 }  // namespace ctrl::loop

@@ -41,6 +41,18 @@ struct Block {
 // Consecutive blocks for a distribution, in processor order: sizes {3, 0, 5} -> [0,3) [3,3) [3,8).
 std::vector<Block> consecutive_blocks(const std::vector<index_t>& sizes);
 
+// Rows dealt instead of cut, for work whose cost per row depends on where the row is (Divisible::
+// deal): the M rows of an instance (M = the sum of `sizes`) are taken in chunks of `chunk` rows,
+// and the chunks are dealt to the processors so that each one's chunks are spread evenly over the
+// whole instance (processor p's k-th chunk is the one due at (k + 1/2) / n_p of the way through,
+// n_p = sizes[p] / chunk). The result maps each stored row of consecutive_blocks(sizes) to the
+// instance row it stands for. UsageError for a size that is negative or not a multiple of `chunk`.
+std::vector<index_t> dealt_rows(const std::vector<index_t>& sizes, index_t chunk);
+
+// Stored rows (`row_bytes` each, in stored order) put in instance order: row s goes to places[s].
+std::vector<std::byte> in_instance_order(std::span<const std::byte> rows, std::size_t row_bytes,
+                                         const std::vector<index_t>& places);
+
 // What verification found.
 struct Check {
   bool ok = true;
@@ -101,6 +113,10 @@ class Problem {
   virtual void perturb_output(index_t row, index_t col, double delta) = 0;
   // The output rows of block b (in the window), row-major, and the .npy dtype of an element.
   virtual std::span<const std::byte> output_bytes(Block b) const = 0;
+  // The chunk of a workload whose rows are dealt (dealt_rows): its stored rows are in the order
+  // the processors hold them, and an output is put in instance order before it is written. 0 for
+  // rows cut into consecutive blocks (the default).
+  virtual index_t dealing() const { return 0; }
   virtual std::string output_dtype() const = 0;
 
  protected:

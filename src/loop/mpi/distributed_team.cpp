@@ -332,7 +332,7 @@ void DistributedTeam::write_output(const loop::Problem& problem, const std::vect
         cursor[r] += n;
         total += blocks[i].rows();
       }
-      loop::save_rows(path, problem.output_dtype(), total, problem.cols(), ordered);
+      loop::save_rows(path, problem, blocks, total, ordered);
     } catch (const std::exception& e) {
       error = e.what();
     }
