@@ -16,6 +16,7 @@
 #include <ctrl/loop/front.hpp>
 #include <ctrl/loop/front_file.hpp>
 #include <ctrl/loop/held.hpp>
+#include <ctrl/loop/learn.hpp>
 #include <ctrl/loop/machine.hpp>
 #include <ctrl/loop/measure.hpp>
 #include <ctrl/loop/model.hpp>

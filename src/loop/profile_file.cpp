@@ -23,25 +23,28 @@ namespace ctrl::loop {
 
 namespace {
 
-constexpr const char* columns[] = {"processor",    "size",          "time",
-                                   "energy",       "reps",          "batch",
-                                   "time_ci",      "energy_ci",     "energy_measured",
-                                   "base_power",   "energy_source", "energy_provenance",
-                                   "converged",    "gflops",        "app",
-                                   "cols",         "held_power",    "granularity",
-                                   "exchange_time"};
+constexpr const char* columns[] = {"processor",     "size",          "time",
+                                   "energy",        "reps",          "batch",
+                                   "time_ci",       "energy_ci",     "energy_measured",
+                                   "base_power",    "energy_source", "energy_provenance",
+                                   "converged",     "gflops",        "app",
+                                   "cols",          "held_power",    "granularity",
+                                   "exchange_time", "measured_in"};
 constexpr std::size_t ncols = std::size(columns);
 // Earlier formats, read and rewritten in the current one when resumed. v1 (before estimates):
 // without energy_provenance, its energies taken as measured where they have a source. v2 (before
 // held power): without held_power, its processors' held power unknown (0 W in predictions). v3
-// (before sizes between measured ones): without granularity (1 row) and exchange_time (none).
+// (before sizes between measured ones): without granularity (1 row) and exchange_time (none). v4
+// (before runs that teach): without measured_in, every row from the profile.
 constexpr std::size_t provenance_column = 11;
 constexpr std::size_t held_column = 16;
 constexpr std::size_t granularity_column = 17;
 constexpr std::size_t exchange_column = 18;
-constexpr std::size_t ncols_v3 = ncols - 2;
-constexpr std::size_t ncols_v2 = ncols - 3;
-constexpr std::size_t ncols_v1 = ncols - 4;
+constexpr std::size_t measured_in_column = 19;
+constexpr std::size_t ncols_v4 = ncols - 1;
+constexpr std::size_t ncols_v3 = ncols - 3;
+constexpr std::size_t ncols_v2 = ncols - 4;
+constexpr std::size_t ncols_v1 = ncols - 5;
 
 // The columns a format of n columns has: a prefix of `columns`, v1 without energy_provenance.
 std::size_t prefix_of(std::size_t n) { return n == ncols_v1 ? n + 1 : n; }
@@ -67,12 +70,12 @@ std::string format_profile_row(const ProfileRow& r) {
   if ((r.energy_provenance == energy::Provenance::absent) != (r.energy_source == "none"))
     throw UsageError(fmt::format("profile row of {} at size {}: energy_provenance {} with energy_source '{}'",
                                  r.processor, r.size, energy::to_string(r.energy_provenance), r.energy_source));
-  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", io::csv_field(r.processor), r.size,
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", io::csv_field(r.processor), r.size,
                      number(r.time), number(r.energy), r.reps, r.batch, number(r.time_ci), optional_number(r.energy_ci),
                      optional_number(r.energy_measured), optional_number(r.base_power), io::csv_field(r.energy_source),
                      energy::to_string(r.energy_provenance), r.converged ? 1 : 0, number(r.gflops),
                      io::csv_field(r.app), r.cols, optional_number(r.held_power), r.granularity,
-                     optional_number(r.exchange_time));
+                     optional_number(r.exchange_time), r.learned ? "run" : "profile");
 }
 
 namespace {
@@ -89,7 +92,7 @@ std::string read_if_present(const std::string& path) {
 std::size_t profile_columns(const std::string& text) {
   std::string line = text.substr(0, text.find('\n'));
   if (!line.empty() && line.back() == '\r') line.pop_back();
-  for (const std::size_t n : {ncols, ncols_v3, ncols_v2, ncols_v1})
+  for (const std::size_t n : {ncols, ncols_v4, ncols_v3, ncols_v2, ncols_v1})
     if (line == header_of(n)) return n;
   return 0;
 }
@@ -192,6 +195,10 @@ ProfileRow parse_row(const RowFields& f, std::size_t n) {
   r.held_power = f.optional(held_column, "held_power");
   r.granularity = f[granularity_column].empty() ? 1 : f.count(granularity_column, "granularity");
   r.exchange_time = f.optional(exchange_column, "exchange_time");
+  const std::string& in = f[measured_in_column];
+  if (!in.empty() && in != "profile" && in != "run")
+    throw UsageError(fmt::format("{}: measured_in '{}' is neither profile nor run", f.where(), in));
+  r.learned = in == "run";
   if (r.granularity < 1) throw UsageError(fmt::format("{}: granularity 0: a part is at least 1 row", f.where()));
   if (r.exchange_time && !(*r.exchange_time >= 0 && *r.exchange_time <= r.time))
     throw UsageError(
@@ -206,7 +213,10 @@ ProfileRow parse_row(const RowFields& f, std::size_t n) {
 // is a run of rows in which no processor repeats; it is complete when it has every processor of
 // the file and, for the last one, when the text did not end within it (`torn`). The others are
 // counted as dropped.
-void keep_complete_steps(ProfileFile& pf, std::vector<ProfileRow> rows, bool torn, const std::string& path) {
+void keep_complete_steps(ProfileFile& pf, std::vector<ProfileRow> all_rows, bool torn, const std::string& path) {
+  // Rows measured in runs stand alone (a run measures the processors it gives rows to).
+  std::vector<ProfileRow> rows;
+  for (auto& r : all_rows) (r.learned ? pf.learned : rows).push_back(std::move(r));
   std::vector<std::string> all;
   for (const auto& r : rows)
     if (std::find(all.begin(), all.end(), r.processor) == all.end()) all.push_back(r.processor);
@@ -285,19 +295,18 @@ ProfileFile parse_profile_file(const std::string& text, const std::string& path)
   return pf;
 }
 
-ProfileWriter::ProfileWriter(const std::string& path) : path_(path) {
+ProfileWriter::ProfileWriter(const std::string& path, std::string option) : path_(path), option_(std::move(option)) {
   // One writer per profile: two would append the same sizes twice.
   std::optional<io::LockedFile> file;
   try {
     file = io::open_locked(path);
   } catch (const Error& e) {
-    throw UsageError(fmt::format("--out {}", e.what()));
+    throw UsageError(fmt::format("{} {}", option_, e.what()));
   }
   if (!file)
     throw UsageError(
-        fmt::format("--out {}: another ctrl profile is writing it (it holds the file's lock); wait for "
-                    "it to end, or choose another --out",
-                    path));
+        fmt::format("{} {}: another ctrl command is writing it (it holds the file's lock); wait for it to end{}",
+                    option_, path, option_ == "--out" ? ", or choose another --out" : ""));
   fd_ = std::move(file->fd);
   created_ = file->created;
   empty_ = file->contents.empty();
@@ -314,7 +323,7 @@ ProfileWriter::~ProfileWriter() {
 }
 
 void ProfileWriter::fail(const std::string& what) const {
-  throw UsageError(fmt::format("--out {}: cannot {}: {}", path_, what, std::strerror(errno)));
+  throw UsageError(fmt::format("{} {}: cannot {}: {}", option_, path_, what, std::strerror(errno)));
 }
 
 std::size_t ProfileWriter::drop(const std::vector<std::pair<std::string, index_t>>& rows) {
@@ -347,6 +356,7 @@ void ProfileWriter::start() {
     io::AtomicFile file(path_);
     std::string text = profile_header() + "\n";
     for (const auto& r : existing_.rows) text += format_profile_row(r) + "\n";
+    for (const auto& r : existing_.learned) text += format_profile_row(r) + "\n";
     file.write(text);
     file.commit();
     fd_ = file.take_descriptor();
@@ -475,9 +485,14 @@ void require_energy(const ProfileFile& file, const std::string& path, const std:
 partition::Profile to_partition_profile(const ProfileFile& file) {
   partition::Profile profile;
   for (const auto& name : file.processors) {
+    // By size: the profile's point, replaced by the last one a run measured there (a run measures
+    // the processor within the distribution, as it will run again).
+    std::map<index_t, partition::ProfilePoint> at;
+    for (const auto* rows : {&file.rows, &file.learned})
+      for (const auto& r : *rows)
+        if (r.processor == name) at[r.size] = {static_cast<partition::Size>(r.size), r.time, r.energy};
     std::vector<partition::ProfilePoint> points;
-    for (const auto& r : file.rows)
-      if (r.processor == name) points.push_back({static_cast<partition::Size>(r.size), r.time, r.energy});
+    for (const auto& [size, point] : at) points.push_back(point);
     profile.add(partition::ProcessorProfile(name, std::move(points)));
   }
   return profile;

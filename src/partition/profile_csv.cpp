@@ -65,7 +65,11 @@ class Reader {
     std::vector<std::string> names;  // after expanding ranges (classes.hpp)
     std::unordered_map<std::string, std::size_t> index;
     std::vector<std::vector<ProfilePoint>> points;
-    std::map<std::pair<std::size_t, Size>, std::size_t> seen;  // (processor, size) -> line
+    // (processor, size) -> line and whether a run measured it. A `ctrl profile` file's optional
+    // column measured_in says "run" for a point a run added (`ctrl run --learn`): at a size with
+    // both, the run's point is taken, the last one where runs measured it again.
+    std::map<std::pair<std::size_t, Size>, std::pair<std::size_t, bool>> seen;
+    std::size_t measured_in = 0;
     std::size_t rows = 0, line = 0, total = 0;
     while (!text.empty()) {
       ++line;
@@ -91,6 +95,9 @@ class Reader {
                            "': the header must name the columns processor, size, time and energy");
           col[r] = found;
         }
+        measured_in = columns;
+        for (std::size_t c = 0; c < columns; ++c)
+          if (lower(fields[c]) == "measured_in") measured_in = c;
         continue;
       }
       if (fields.size() != columns)
@@ -115,11 +122,18 @@ class Reader {
           points.emplace_back();
         }
         const std::size_t proc = where->second;
-        const auto [it, fresh] = seen.emplace(std::make_pair(proc, size), line);
-        if (!fresh)
+        const bool run = measured_in < columns && fields[measured_in] == "run";
+        const auto [it, fresh] = seen.emplace(std::make_pair(proc, size), std::make_pair(line, run));
+        if (fresh) {
+          points[proc].push_back(ProfilePoint{size, time, energy});
+        } else if (run) {  // a run's point replaces what was measured there before
+          it->second = {line, true};
+          for (ProfilePoint& p : points[proc])
+            if (p.size == size) p = ProfilePoint{size, time, energy};
+        } else if (!it->second.second) {
           fail(line, "processor '" + member + "'" + (member == name ? "" : " (of '" + name + "')") + " has size " +
-                         std::to_string(size) + " twice (first on line " + std::to_string(it->second) + ")");
-        points[proc].push_back(ProfilePoint{size, time, energy});
+                         std::to_string(size) + " twice (first on line " + std::to_string(it->second.first) + ")");
+        }
       }
       total += members.size();
       if (total > max_points)

@@ -64,7 +64,7 @@ std::pair<bool, std::string> front_error(const std::string& text) {
 TEST(FuzzProfileFile, ASizeBeyondIndexTIsRefused) {
   const std::string message = profile_file_error(
       profile_header() +
-      "\n\"host \"\"a\"\",b/cpu:0\",92233720368547758078,1,1,3,1,0,,,,none,absent,0,1,\"dgemm, x\",16,,1,\n");
+      "\n\"host \"\"a\"\",b/cpu:0\",92233720368547758078,1,1,3,1,0,,,,none,absent,0,1,\"dgemm, x\",16,,1,,profile\n");
   EXPECT_NE(message.find(":2: the size '92233720368547758078' is too large"), std::string::npos) << message;
 }
 
@@ -72,7 +72,7 @@ TEST(FuzzProfileFile, ASizeBeyondIndexTIsRefused) {
 // file then rewritten on resume (format_profile_row) could not be read back from.
 TEST(FuzzProfileFile, RepsBeyondIntAreRefused) {
   const std::string message =
-      profile_file_error(profile_header() + "\ncpu:0,8,1,1,2147483648,1,0,,,,none,absent,0,1,dgemm,16,,1,\n");
+      profile_file_error(profile_header() + "\ncpu:0,8,1,1,2147483648,1,0,,,,none,absent,0,1,dgemm,16,,1,,profile\n");
   EXPECT_NE(message.find(":2: reps '2147483648' is not a count"), std::string::npos) << message;
 }
 

@@ -326,6 +326,40 @@ TEST_F(Cli, RunTheBestPointWithinABudget) {
   EXPECT_NE(none.err.find("has time ≤ 1.0 us; the nearest is point 1 of"), std::string::npos) << none.err;
 }
 
+// --learn: the run's rows go into its profile (the profile's own kept), and the next plan predicts
+// them; a profile the run cannot teach is refused before the run, the file untouched.
+TEST_F(Cli, RunLearnsIntoItsProfile) {
+  make_profile_and_front();
+  const std::string before = slurp(path("p.csv"));
+  const Result other = run({"run", "dgemm", "--profile", path("p.csv"), "--split", "cpu:0=20", "--learn"}, quick);
+  EXPECT_EQ(other.code, 2) << other.out << other.err;
+  EXPECT_NE(other.err.find("the run ran cpu:0"), std::string::npos) << other.err;
+  EXPECT_EQ(other.out.find("check:"), std::string::npos) << "ran: " << other.out;
+  EXPECT_EQ(slurp(path("p.csv")), before);
+  const Result none = run({"run", "dgemm", "--split", "cpu:0=8", "--learn"}, quick);
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.err.find("--learn needs --profile"), std::string::npos) << none.err;
+
+  const Result r =
+      run({"run", "dgemm", "--profile", path("p.csv"), "--split", "cpu:0=6", "--split", "cpu:1=14", "--learn"}, quick);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("learned: 2 rows added to " + path("p.csv")), std::string::npos) << r.out;
+  const std::string after = slurp(path("p.csv"));
+  EXPECT_EQ(after.rfind(before, 0), 0U) << "the profile's rows are kept as they were";
+  EXPECT_NE(after.find("cpu:0,6,"), std::string::npos) << after;
+  EXPECT_NE(after.find("cpu:1,14,"), std::string::npos) << after;
+  const Result j =
+      run({"run", "dgemm", "--profile", path("p.csv"), "--split", "cpu:0=6", "--split", "cpu:1=14", "--format", "json"},
+          quick);
+  ASSERT_EQ(j.code, 0) << j.err;
+  const auto doc = nlohmann::json::parse(j.out);
+  EXPECT_TRUE(doc.at("off_prediction").is_array());
+  EXPECT_EQ(doc.at("learned_rows"), 0);
+  const auto rows = ctrl::partition::read_profile_csv(path("p.csv"));
+  EXPECT_DOUBLE_EQ(doc.at("processors")[0].at("time").at("predicted").get<double>(), rows[0].find(6)->time);
+  EXPECT_EQ(run({"pareto", "--profile", path("p.csv"), "--workload", "20"}).code, 0);
+}
+
 TEST_F(Cli, RunFft2dFromTheProfileAlone) {
   make_profile_and_front("fft2d", "64");
   const Result r = run({"run", "fft2d", "--profile", path("p.csv"), "--workload", "24", "--pick", "fastest"}, quick);
@@ -426,7 +460,7 @@ TEST_F(Cli, ASecondProfileOnTheSameFileIsRefused) {
     ::close(fd);
     EXPECT_EQ(r.code, 2) << r.out << r.err;
     EXPECT_NE(r.err.find(path("p.csv")), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("another ctrl profile is writing it"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("another ctrl command is writing it"), std::string::npos) << r.err;
     EXPECT_EQ(slurp(path("p.csv")), "");
   }
   const Result r = run(args, quick);

@@ -169,9 +169,10 @@ TEST_F(HeldFiles, TheColumnIsWrittenReadBackAndAveragedPerProcessor) {
 // processors named), and rewritten with the column when resumed.
 TEST_F(HeldFiles, AnEarlierFileIsReadWithoutHeldPowerAndRewrittenWhenResumed) {
   std::string header = profile_header();
-  header.resize(header.size() - std::string(",held_power,granularity,exchange_time").size());
+  header.resize(header.size() - std::string(",held_power,granularity,exchange_time,measured_in").size());
   std::string row = format_profile_row(held_row("cuda:0", 4, std::nullopt));
-  row.resize(row.size() - std::string(",,1,").size());  // the empty held_power, granularity 1, no exchange
+  // The empty held_power, granularity 1, no exchange, measured in the profile.
+  row.resize(row.size() - std::string(",,1,,profile").size());
   ASSERT_EQ(row.back(), '4');
   const std::string f = write("v2.csv", header + "\n" + row + "\n");
   const ProfileFile pf = read_profile_file(f);

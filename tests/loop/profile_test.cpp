@@ -1,6 +1,7 @@
 // The measurement loop: teams of processors, rounds, the stopping rule, the profile file (format,
 // reading back, an interrupted file) and a profile that is interrupted and resumed.
 #include "catalog/catalog.hpp"
+#include <ctrl/loop/learn.hpp>
 #include <ctrl/loop/measure.hpp>
 #include <ctrl/loop/profile_file.hpp>
 #include <ctrl/loop/profile.hpp>
@@ -377,7 +378,7 @@ TEST_F(ProfileFileTest, ForeignAndMalformedFilesAreRefused) {
   }
   spit(path("other.csv"), "processor,size,time,energy\ncpu,1,1,1\n");
   EXPECT_THROW(read_profile_file(path("other.csv")), UsageError);
-  spit(path("bad.csv"), profile_header() + "\ncpu:0,8,abc,0,3,1,0,,,,none,absent,1,1,dgemm,64,,1,\n");
+  spit(path("bad.csv"), profile_header() + "\ncpu:0,8,abc,0,3,1,0,,,,none,absent,1,1,dgemm,64,,1,,profile\n");
   try {
     read_profile_file(path("bad.csv"));
     FAIL() << "no error";
@@ -399,7 +400,7 @@ TEST_F(ProfileFileTest, OneWriterAtATime) {
       ProfileWriter second(f);
       FAIL() << "no error";
     } catch (const UsageError& e) {
-      EXPECT_NE(std::string(e.what()).find(f + ": another ctrl profile is writing it"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(f + ": another ctrl command is writing it"), std::string::npos) << e.what();
     }
     first.write({row("cpu:0", 8, 0.5)});
   }
@@ -408,6 +409,156 @@ TEST_F(ProfileFileTest, OneWriterAtATime) {
   EXPECT_EQ(read_profile_file(f).rows.size(), 1U);
   { ProfileWriter unused(path("new.csv")); }
   EXPECT_FALSE(std::filesystem::exists(path("new.csv")));
+}
+
+ProfileRow learned_row(const std::string& proc, index_t size, double t) {
+  ProfileRow r = row(proc, size, t);
+  r.learned = true;
+  return r;
+}
+
+// Rows a run added: kept apart from the profile's steps, taken at their size by both readers,
+// kept by a rewrite; files without the column are the profile's alone.
+TEST_F(ProfileFileTest, RowsARunAddedAreTakenAtTheirSize) {
+  const std::string f = path("p.csv");
+  {
+    ProfileWriter w(f);
+    w.write({row("cpu:0", 8, 0.5), row("cpu:1", 8, 0.6)});
+    w.write({row("cpu:0", 16, 1.0), row("cpu:1", 16, 1.1)});
+  }
+  {
+    ProfileWriter w(f, "--profile");
+    w.write({learned_row("cpu:0", 8, 0.3), learned_row("cpu:1", 12, 0.9)});
+  }
+  {
+    ProfileWriter w(f, "--profile");
+    w.write({learned_row("cpu:0", 8, 0.35)});  // a later run at the same size: the last one counts
+  }
+  ProfileFile pf = read_profile_file(f);
+  EXPECT_EQ(pf.rows.size(), 4U);
+  ASSERT_EQ(pf.learned.size(), 3U);
+  EXPECT_EQ(pf.complete_sizes, (std::vector<index_t>{8, 16}));
+  EXPECT_EQ(pf.dropped_rows, 0U);
+  const partition::Profile mine = to_partition_profile(pf);
+  const partition::Profile plain = partition::read_profile_csv(f);  // the partition library's reader
+  for (const partition::Profile* p : {&mine, &plain}) {
+    EXPECT_DOUBLE_EQ((*p)[0].find(8)->time, 0.35);
+    EXPECT_DOUBLE_EQ((*p)[0].find(16)->time, 1.0);
+    EXPECT_DOUBLE_EQ((*p)[1].find(8)->time, 0.6);
+    EXPECT_DOUBLE_EQ((*p)[1].find(12)->time, 0.9);
+  }
+  // An interrupted profile step after them: the rewrite keeps the learned rows.
+  spit(f, slurp(f) + format_profile_row(row("cpu:0", 24, 1.5)) + "\n");
+  {
+    ProfileWriter w(f);
+    EXPECT_EQ(w.existing().dropped_rows, 1U);
+    w.write({row("cpu:0", 24, 1.5), row("cpu:1", 24, 1.6)});
+  }
+  pf = read_profile_file(f);
+  EXPECT_EQ(pf.learned.size(), 3U);
+  EXPECT_EQ(pf.complete_sizes, (std::vector<index_t>{8, 16, 24}));
+  // The format before the column: every row the profile's.
+  std::string old = slurp(f);
+  std::string out;
+  for (std::size_t at = 0; at < old.size();) {
+    const std::size_t nl = old.find('\n', at);
+    std::string line = old.substr(at, nl - at);
+    if (line.find(",run") != std::string::npos) {
+      at = nl + 1;
+      continue;
+    }
+    out += line.substr(0, line.rfind(',')) + "\n";
+    at = nl + 1;
+  }
+  spit(f, out);
+  pf = read_profile_file(f);
+  EXPECT_TRUE(pf.earlier_format);
+  EXPECT_EQ(pf.rows.size(), 6U);
+  EXPECT_TRUE(pf.learned.empty());
+  spit(f, profile_header() + "\n" + format_profile_row(row("cpu:0", 8, 0.5)));
+  std::string text = slurp(f);
+  text.replace(text.rfind(",profile"), 8, ",runs");
+  spit(f, text + "\n");
+  try {
+    (void)read_profile_file(f);
+    ADD_FAILURE() << "read";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("measured_in 'runs' is neither profile nor run"), std::string::npos)
+        << e.what();
+  }
+}
+
+// learn(): one row per processor with rows, the file untouched when it is not the run's profile;
+// drifts(): a processor that left its prediction by more than its interval and 10 %.
+TEST_F(ProfileFileTest, ARunTeachesItsProfileAndNamesWhatDrifted) {
+  const std::string f = path("p.csv");
+  {
+    ProfileWriter w(f);
+    w.write({row("cpu:0", 8, 0.5), row("cpu:1", 8, 0.6)});
+    w.write({row("cpu:0", 16, 1.0), row("cpu:1", 16, 1.1)});
+  }
+  const Workload& dgemm = apps::catalog().find("dgemm");
+  Plan plan;
+  plan.processors = {"cpu:0", "cpu:1"};
+  plan.rows = {12, 0};
+  plan.cols = 64;
+  plan.profile = f;
+  RunOutcome outcome;
+  outcome.cols = 64;
+  outcome.check.ok = true;
+  outcome.measured.reps = 4;
+  outcome.measured.processors.resize(2);
+  outcome.measured.processors[0].runs_per_round = 6.4;
+  ProcessorRun a;
+  a.name = "cpu:0";
+  a.rows = 12;
+  a.time = {4, 0.9, 0.01, 0.02};
+  a.predicted.time = 0.75;
+  ProcessorRun b;
+  b.name = "cpu:1";
+  outcome.processors = {a, b};
+  const std::string before = slurp(f);
+  const auto refused = [&](const Workload& app, const Plan& p, const RunOutcome& o, const std::string& says) {
+    try {
+      (void)learn(f, app, p, o, "--profile");
+      ADD_FAILURE() << "learned";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(slurp(f), before);
+  };
+  refused(apps::catalog().find("matadd"), plan, outcome, "is a profile of dgemm, not of matadd");
+  Plan other = plan;
+  other.cols = 32;
+  refused(dgemm, other, outcome, "measured with N = 64, the run with N = 32");
+  other = plan;
+  other.processors = {"cpu:0", "cpu:2"};
+  refused(dgemm, other, outcome, "profiles cpu:0, cpu:1, the run ran cpu:0, cpu:2");
+  RunOutcome wrong = outcome;
+  wrong.check.ok = false;
+  refused(dgemm, plan, wrong, "the run's check failed");
+  EXPECT_THROW(check_learnable(f, apps::catalog().find("matadd"), plan), UsageError);
+
+  const std::vector<ProfileRow> added = learn(f, dgemm, plan, outcome, "--profile");
+  ASSERT_EQ(added.size(), 1U);  // cpu:1 had no rows
+  const ProfileFile pf = read_profile_file(f);
+  ASSERT_EQ(pf.learned.size(), 1U);
+  EXPECT_EQ(pf.learned[0].processor, "cpu:0");
+  EXPECT_EQ(pf.learned[0].size, 12);
+  EXPECT_DOUBLE_EQ(pf.learned[0].time, 0.9);
+  EXPECT_EQ(pf.learned[0].reps, 4);
+  EXPECT_EQ(pf.learned[0].batch, 6);
+  EXPECT_DOUBLE_EQ(to_partition_profile(pf)[0].find(12)->time, 0.9);
+
+  // 0.9 s against 0.75 predicted: 20 % off, beyond ±0.02 + 10 %.
+  const std::vector<Drift> d = drifts(outcome);
+  ASSERT_EQ(d.size(), 1U);
+  EXPECT_EQ(d[0].processor, "cpu:0");
+  EXPECT_NE(d[0].advice.find("cpu:0 at 12 rows took 900 ms against 750 ms predicted (+20.0 %)"), std::string::npos)
+      << d[0].advice;
+  EXPECT_NE(d[0].advice.find("--learn"), std::string::npos);
+  outcome.processors[0].time.mean = 0.82;  // 9.3 % off: within 0.02 + 10 %
+  EXPECT_TRUE(drifts(outcome).empty());
 }
 
 // Stops the profile after `after` sizes, as Ctrl-C does.

@@ -38,6 +38,10 @@
 //   exchange_time    for a workload that exchanges halos, the part of `time` spent exchanging with
 //                    the neighbours (copies and the wait for theirs), s per run; empty otherwise. A
 //                    processor given the whole workload has no neighbour and does not pay it.
+//   measured_in      profile, or run: a row a run added (`ctrl run --learn`, learn.hpp), the
+//                    processor's own time and energy within the distribution that was run. At a
+//                    size with both, fronts and predictions take the last run's. Files written
+//                    before this column existed are read as measured in the profile.
 //
 // Rows are written one step at a time: every processor's row at its size of that step, in the
 // processors' order, then a flush, so that an interrupted profile holds only complete steps, plus
@@ -73,6 +77,7 @@ struct ProfileRow {
   std::optional<double> held_power;
   index_t granularity = 1;              // the workload's: parts are multiples of it
   std::optional<double> exchange_time;  // s per run spent exchanging halos (in `time`); none: no halo
+  bool learned = false;                 // measured in a run (measured_in = run), not in the profile
 };
 
 // The header line, without the newline.
@@ -83,7 +88,8 @@ std::string format_profile_row(const ProfileRow& row);
 
 // What an existing profile file holds.
 struct ProfileFile {
-  std::vector<ProfileRow> rows;          // complete steps only, in file order
+  std::vector<ProfileRow> rows;          // the profile's complete steps only, in file order
+  std::vector<ProfileRow> learned;       // the rows runs added (measured_in = run), in file order
   std::vector<std::size_t> step_of_row;  // each row's step (0, 1, ...), as rows
   std::vector<std::string> processors;   // in order of first appearance
   std::vector<index_t> complete_sizes;   // sizes measured on every processor, ascending
@@ -133,7 +139,8 @@ class MissingEnergyError : public UsageError {
 void require_energy(const ProfileFile& file, const std::string& path, const std::string& time_only);
 
 // The profile the partition library computes fronts from (ctrl/partition.hpp): every processor's
-// (size, time, energy) points, in the file's order of processors.
+// (size, time, energy) points, in the file's order of processors; at a size a run measured too,
+// the last run's.
 partition::Profile to_partition_profile(const ProfileFile& file);
 
 // A profile for fronts and predictions, from the file read once: one written by `ctrl profile`
@@ -156,8 +163,9 @@ bool is_profile_file(const std::string& path);
 class ProfileWriter {
  public:
   // Opens, locks and reads `path`. UsageError when it is not a regular file (or a symbolic link),
-  // when another process holds its lock, or when it is not a profile to resume.
-  explicit ProfileWriter(const std::string& path);
+  // when another process holds its lock, or when it is not a profile to resume; messages name the
+  // file as `option` does (`ctrl profile --out`, `ctrl run --learn`'s `--profile`).
+  explicit ProfileWriter(const std::string& path, std::string option = "--out");
   // Removes the file when this writer created it and wrote no row into it.
   ~ProfileWriter();
   ProfileWriter(const ProfileWriter&) = delete;
@@ -179,7 +187,7 @@ class ProfileWriter {
   void append(const std::string& text);
   [[noreturn]] void fail(const std::string& what) const;
 
-  std::string path_;
+  std::string path_, option_;
   io::FileDescriptor fd_;
   ProfileFile existing_;
   bool created_ = false, empty_ = false, started_ = false, wrote_ = false, rewrite_ = false;

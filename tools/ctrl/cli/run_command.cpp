@@ -10,6 +10,7 @@
 #include "run_report.hpp"
 
 #include <ctrl/loop/args.hpp>
+#include <ctrl/loop/learn.hpp>
 #include <ctrl/loop/plan.hpp>
 #include <ctrl/loop/run.hpp>
 #include <ctrl/loop/selection.hpp>
@@ -39,6 +40,7 @@ struct RunArgs {
   std::string format = "table";
   std::string json_file;
   std::string output;
+  bool learn = false;
   PlatformArgs platform;
 };
 
@@ -63,6 +65,9 @@ loop::PlanRequest plan_request(const RunArgs& a) {
   if (!a.workload.empty()) r.workload = loop::parse_positive(a.workload, "--workload");
   if (!a.cols.empty()) r.cols = loop::parse_positive(a.cols, "--cols");
   if (a.points > 0 && a.pick != "all") throw exit_error(exit_bad_input, "--points goes with --pick all");
+  if (a.learn && a.profile.empty()) throw exit_error(exit_bad_input, "--learn needs --profile: the profile to teach");
+  if (a.learn && a.pick == "all")
+    throw exit_error(exit_bad_input, "--learn teaches one run: run the point to learn with --pick K --learn");
   r.points = a.points;
   return r;
 }
@@ -77,7 +82,9 @@ loop::Plan plan(const RunArgs& a, const loop::PlanRequest& request, const loop::
                                       {"--json", a.json_file, true},
                                       {"--output", a.output, true}};
     io::check_files(files);
-    return loop::to_text(loop::plan_run(app, request));
+    const loop::Plan p = loop::plan_run(app, request);
+    if (a.learn) loop::check_learnable(a.profile, app, p, "--profile");  // before the run, not after it
+    return loop::to_text(p);
   }));
 }
 
@@ -176,7 +183,7 @@ int run_all_points(const RunArgs& a, const loop::PlanRequest& request, const loo
   }
   std::vector<RunReport> reports;
   for (std::size_t k = 0; k < outcomes.size(); ++k)
-    reports.push_back({app, plans[k], outcomes[k], loop::totals(plans[k], outcomes[k]), rule.precision});
+    reports.push_back({app, plans[k], outcomes[k], loop::totals(plans[k], outcomes[k]), rule.precision, {}});
   if (reports.empty()) {
     std::cerr << "ctrl: run: interrupted before the first point was measured\n";
     return 130;
@@ -218,7 +225,9 @@ int run_run(const RunArgs& a, Job& job) {
   const auto runnable = a.app.workload(platform->local_devices());  // compiled for this member's devices
   const loop::RunOutcome outcome = run_plan(a, p, rule, *platform, *runnable, "");
 
-  const RunReport report{app, p, outcome, loop::totals(p, outcome), rule.precision};
+  RunReport report{app, p, outcome, loop::totals(p, outcome), rule.precision, {}};
+  if (a.learn && outcome.check.ok && platform->is_root())
+    report.learned = loop::learn(a.profile, app, p, outcome, "--profile");
   if (!a.json_file.empty() && platform->is_root()) write_json_file(a.json_file, run_json(report));
   if (a.format == "json")
     std::cout << run_json(report);
@@ -257,6 +266,9 @@ void add_run(CLI::App& app, action& run, Job& job) {
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
   cmd->add_option("--json", args->json_file, "Also write the JSON report to this file")->check(file_name);
+  cmd->add_flag("--learn", args->learn,
+                "Add what the run measured (each processor's own time and energy at its rows) to --profile, marked "
+                "measured_in = run: the next front and plan use it; the profile's own rows are kept");
   cmd->add_option("--output", args->output,
                   "Write the result matrix (all rows, in processor order) to this .npy file, when the check passes")
       ->check(file_name);

@@ -1,5 +1,7 @@
 #include "run_report.hpp"
 
+#include <ctrl/loop/learn.hpp>
+
 #include "loop_common.hpp"
 
 #include <fmt/format.h>
@@ -154,6 +156,16 @@ std::string run_json(const RunReport& r) {
                     {"predicted", optional(t.energy_predicted)},
                     {"error", optional(relative_error(t.energy_measured, t.energy_predicted))},
                     {"covers", covered(o)}}}};
+  json drift = json::array();
+  for (const loop::Drift& d : loop::drifts(o))
+    drift.push_back({{"processor", d.processor},
+                     {"rows", d.rows},
+                     {"measured", d.measured},
+                     {"predicted", d.predicted},
+                     {"interval", d.interval},
+                     {"advice", d.advice}});
+  doc["off_prediction"] = drift;
+  doc["learned_rows"] = r.learned.size();
   doc["check"] = {{"ok", o.check.ok},
                   {"worst", o.check.worst},
                   {"rows", o.check.rows_checked},
@@ -188,6 +200,10 @@ void write_run_table(std::ostream& out, const RunReport& r) {
   out << fmt::format("check: {} — {} ({} rows; worst error {:.3g} of its tolerance){}\n",
                      check.ok ? "passed" : "FAILED", check.method, check.rows_checked, check.worst,
                      check.ok ? std::string() : "\n  " + check.detail);
+  for (const loop::Drift& d : loop::drifts(r.outcome)) out << "off its prediction: " << d.advice << '\n';
+  if (!r.learned.empty())
+    out << fmt::format("learned: {} row{} added to {} (measured_in = run); the next front and plan use them\n",
+                       r.learned.size(), r.learned.size() == 1 ? "" : "s", r.plan.profile);
 }
 
 }  // namespace ctrl::tool

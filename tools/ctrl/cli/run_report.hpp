@@ -17,7 +17,8 @@ struct RunReport {
   const loop::Plan& plan;
   const loop::RunOutcome& outcome;
   loop::RunTotals totals;
-  double precision = 0;  // the stop rule's, for the table's summary
+  double precision = 0;                   // the stop rule's, for the table's summary
+  std::vector<loop::ProfileRow> learned;  // the rows --learn added to the profile
 };
 
 std::string run_json(const RunReport& r);
