@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <set>
 #include <cmath>
 #include <optional>
 #include <utility>
@@ -466,6 +467,46 @@ ProfileOutcome run_profile(const Workload& app, const ProfileRequest& req, Platf
     obs.size_end(step, m, rows);
   }
   return outcome;
+}
+
+std::vector<std::pair<std::string, std::vector<index_t>>> refine_sizes(const partition::Front& front,
+                                                                       const std::vector<std::string>& processors,
+                                                                       const ProfileFile& existing, index_t granularity,
+                                                                       index_t min_rows) {
+  const index_t g = std::max<index_t>(granularity, 1);
+  const auto step_of = [&](index_t x) { return std::max<index_t>(g, (x / 50 + g - 1) / g * g); };  // 2 %, in granules
+  std::vector<std::set<index_t>> want(processors.size());
+  for (std::size_t i = 0; i < processors.size(); ++i) {
+    std::set<index_t> have;
+    for (const ProfileRow& r : existing.rows)
+      if (r.processor == processors[i]) have.insert(r.size);
+    const auto add = [&](index_t x) {
+      if (x >= std::max(min_rows, g) && x % g == 0 && !have.count(x)) want[i].insert(x);
+    };
+    for (const partition::Solution& s : front) {
+      if (i >= s.distribution.size() || s.distribution[i] <= 0) continue;
+      const auto x = static_cast<index_t>(s.distribution[i]);
+      for (const index_t y : {x - step_of(x), x, x + step_of(x)}) add(y);
+    }
+  }
+  std::size_t most = 0;
+  for (const auto& w : want) most = std::max(most, w.size());
+  std::vector<std::pair<std::string, std::vector<index_t>>> out;
+  if (most == 0) return out;
+  for (std::size_t i = 0; i < processors.size(); ++i) {
+    std::set<index_t>& w = want[i];
+    index_t top = w.empty() ? std::max(min_rows, g) : *w.rbegin();
+    for (const ProfileRow& r : existing.rows)
+      if (r.processor == processors[i] && w.empty()) top = std::max(top, r.size);
+    while (w.size() < most) {
+      top += step_of(top);
+      if (std::none_of(existing.rows.begin(), existing.rows.end(),
+                       [&](const ProfileRow& r) { return r.processor == processors[i] && r.size == top; }))
+        w.insert(top);
+    }
+    out.emplace_back(processors[i], std::vector<index_t>(w.begin(), w.end()));
+  }
+  return out;
 }
 
 }  // namespace ctrl::loop

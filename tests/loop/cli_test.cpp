@@ -360,6 +360,26 @@ TEST_F(Cli, RunLearnsIntoItsProfile) {
   EXPECT_EQ(run({"pareto", "--profile", path("p.csv"), "--workload", "20"}).code, 0);
 }
 
+// --refine: the front's sizes and their neighbours measured into its profile, once.
+TEST_F(Cli, ProfileRefinesTheSizesOfAFront) {
+  make_profile_and_front();
+  const std::size_t rows = ctrl::partition::read_profile_csv(path("p.csv"))[0].size();
+  const Result r =
+      run({"profile", "dgemm", "--refine", path("front.json"), "--out", path("p.csv"), "--cols", "32"}, quick);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_GT(ctrl::partition::read_profile_csv(path("p.csv"))[0].size(), rows);
+  const Result again =
+      run({"profile", "dgemm", "--refine", path("front.json"), "--out", path("p.csv"), "--cols", "32"}, quick);
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_NE(again.out.find("is measured already"), std::string::npos) << again.out;
+  const Result both = run({"profile", "dgemm", "--refine", path("front.json"), "--sizes", "4", "--out", path("p.csv")});
+  EXPECT_EQ(both.code, 2);
+  EXPECT_NE(both.err.find("--refine chooses the sizes"), std::string::npos) << both.err;
+  const Result empty = run({"profile", "dgemm", "--refine", path("front.json"), "--out", path("none.csv")});
+  EXPECT_EQ(empty.code, 2);
+  EXPECT_NE(empty.err.find("holds no profile to refine"), std::string::npos) << empty.err;
+}
+
 TEST_F(Cli, RunFft2dFromTheProfileAlone) {
   make_profile_and_front("fft2d", "64");
   const Result r = run({"run", "fft2d", "--profile", path("p.csv"), "--workload", "24", "--pick", "fastest"}, quick);

@@ -561,6 +561,35 @@ TEST_F(ProfileFileTest, ARunTeachesItsProfileAndNamesWhatDrifted) {
   EXPECT_TRUE(drifts(outcome).empty());
 }
 
+// --refine: the sizes a front's points use and their neighbours, less those measured, as many for
+// every processor.
+TEST_F(ProfileFileTest, ARefinementMeasuresTheFrontsSizesAndTheirNeighbours) {
+  const std::string f = path("p.csv");
+  {
+    ProfileWriter w(f);
+    w.write({row("cpu:0", 8, 0.5), row("cpu:1", 8, 0.6)});
+    w.write({row("cpu:0", 16, 1.0), row("cpu:1", 16, 1.1)});
+  }
+  const ProfileFile pf = read_profile_file(f);
+  const partition::Front front{{1.0, 2.0, {8, 12}}, {1.2, 1.5, {10, 10}}};
+  const auto sizes = refine_sizes(front, {"cpu:0", "cpu:1"}, pf, 1, 1);
+  ASSERT_EQ(sizes.size(), 2U);
+  EXPECT_EQ(sizes[0].first, "cpu:0");
+  EXPECT_EQ(sizes[0].second, (std::vector<index_t>{7, 9, 10, 11, 12}));  // 8 is measured; 12 continues the list
+  EXPECT_EQ(sizes[1].second, (std::vector<index_t>{9, 10, 11, 12, 13}));
+  // Granules of 4: neighbours 4 rows away, all measured here: nothing to refine.
+  ProfileFile fours;
+  for (const index_t x : {4, 8, 12})
+    for (const char* p : {"cpu:0", "cpu:1"}) fours.rows.push_back(row(p, x, 0.1 * static_cast<double>(x)));
+  EXPECT_TRUE(refine_sizes({{1.0, 1.0, {8, 8}}}, {"cpu:0", "cpu:1"}, fours, 4, 4).empty());
+  // 1000 rows: the neighbours are 2 % away, in granules.
+  const auto wide = refine_sizes({{1.0, 1.0, {1000, 0}}}, {"cpu:0", "cpu:1"}, fours, 4, 4);
+  ASSERT_EQ(wide.size(), 2U);
+  EXPECT_EQ(wide[0].second, (std::vector<index_t>{980, 1000, 1020}));
+  EXPECT_EQ(wide[1].second.size(), 3U);  // cpu:1 has none of its own: above its largest measured size
+  EXPECT_GT(wide[1].second.front(), 12);
+}
+
 // Stops the profile after `after` sizes, as Ctrl-C does.
 class StopAfter final : public ProfileObserver {
  public:

@@ -11,6 +11,7 @@
 #include <ctrl/loop/measure.hpp>
 #include <ctrl/loop/profile_file.hpp>
 #include <ctrl/loop/team.hpp>
+#include <ctrl/partition/front.hpp>
 
 #include <cstdint>
 #include <string>
@@ -49,6 +50,17 @@ struct CalibrationPoint {
 std::vector<std::vector<index_t>> sizes_for_times(const std::vector<std::vector<CalibrationPoint>>& points,
                                                   const std::vector<std::string>& names, const SizeCalibration& cal,
                                                   index_t granularity, index_t min_rows);
+
+// The sizes of a refinement (`ctrl profile --refine FRONT.json`): for each processor of the front,
+// in its order, the sizes the front's points give it and their neighbours (± the larger of the
+// granularity and 2 % of the size, in whole granules, at least min_rows) that `existing` (the
+// profile being refined) has not measured, ascending. Every processor gets as many: a shorter list
+// continues above its largest size by the same step (a step measures one size of each). Empty
+// when every such size is measured.
+std::vector<std::pair<std::string, std::vector<index_t>>> refine_sizes(const partition::Front& front,
+                                                                       const std::vector<std::string>& processors,
+                                                                       const ProfileFile& existing, index_t granularity,
+                                                                       index_t min_rows);
 
 struct ProfileRequest {
   index_t cols = 0;  // N; 0: the file's (when resuming) or the app's default

@@ -1,4 +1,4 @@
-// ctrl profile APP [--device D...] [--sizes [D=]FROM:TO:STEP...] [--out FILE.csv] [options]
+// ctrl profile APP [--device D...] [--sizes [D=]FROM:TO:STEP... | --refine FRONT.json] [--out FILE.csv] [options]
 // Measures time and dynamic energy of every processor at its sizes, all processors at once, and
 // appends them to a profile that `ctrl pareto` reads; an interrupted profile resumes when the same
 // command is run again (docs/tool.md, docs/loop.md). Without --device, the processors `ctrl
@@ -9,6 +9,7 @@
 #include "progress_bar.hpp"
 
 #include <ctrl/loop/args.hpp>
+#include <ctrl/loop/front_file.hpp>
 #include <ctrl/loop/machine.hpp>
 #include <ctrl/loop/profile.hpp>
 
@@ -35,6 +36,7 @@ struct ProfileArgs {
   std::vector<std::string> devices;
   int groups = 2;
   std::vector<std::string> sizes;
+  std::string refine;
   int steps = loop::SizeCalibration{}.steps;
   double largest_run = loop::SizeCalibration{}.largest_run_s;
   std::string out;
@@ -120,9 +122,33 @@ void set_sizes(const ProfileArgs& a, loop::ProfileRequest& req) {
   if (req.sizes.empty() && req.sizes_of.empty()) req.calibration.validate();
 }
 
+// --refine FRONT.json: the sizes the front's points use and their neighbours, those the profile
+// (--out) has not measured. False when there are none: nothing to measure.
+bool set_refined_sizes(const ProfileArgs& a, const loop::Workload& app, loop::ProfileRequest& req) {
+  if (!a.sizes.empty()) throw exit_error(exit_bad_input, "--refine chooses the sizes: give it or --sizes, not both");
+  const io::FileArgument files[] = {{"--refine", a.refine, false}};
+  io::check_files(files);
+  const loop::FrontFile front = loop::read_front_file(a.refine);
+  const loop::ProfileFile existing = loop::read_profile_file(req.out);
+  if (existing.rows.empty())
+    throw exit_error(
+        exit_bad_input,
+        fmt::format("--refine: {} holds no profile to refine (give the profile the front came from as --out)",
+                    req.out));
+  if (existing.processors != front.processors)
+    throw exit_error(exit_bad_input,
+                     fmt::format("--refine: {} is a front of {}, {} a profile of {}", a.refine,
+                                 fmt::join(front.processors, ", "), req.out, fmt::join(existing.processors, ", ")));
+  if (req.devices.empty())
+    for (const auto& name : front.processors) req.devices.push_back(parse_device(name));
+  req.sizes_of = loop::refine_sizes(front.front, front.processors, existing, app.granularity(), app.min_rows());
+  return !req.sizes_of.empty();
+}
+
 // The processors: --device, else (one process) the ones `ctrl devices` suggests.
 void set_devices(const ProfileArgs& a, loop::ProfileRequest& req) {
   for (const auto& d : a.devices) req.devices.push_back(parse_device(d));
+  if (!a.refine.empty()) return;  // the front's, unless given
   if (req.devices.empty() && a.platform.selection.empty()) {
     if (a.groups < 1) throw exit_error(exit_bad_input, "--groups: at least 1 CPU group");
     req.devices = loop::suggested_processors(loop::probe_machine(), a.groups);
@@ -133,8 +159,14 @@ int run_profile_command(const ProfileArgs& a, Job& job) {
   loop::ProfileRequest req;
   const auto named = a.app.workload();  // the application is the first thing to be wrong
   set_devices(a, req);
-  set_sizes(a, req);
   req.out = a.out.empty() ? named->name() + "-profile.csv" : a.out;
+  if (a.refine.empty()) {
+    set_sizes(a, req);
+  } else if (!set_refined_sizes(a, *named, req)) {
+    std::cout << fmt::format("profile {}: every size the front {} uses, and its neighbours, is measured already\n",
+                             req.out, a.refine);
+    return exit_ok;
+  }
   if (!a.cols.empty()) req.cols = loop::parse_positive(a.cols, "--cols");
   req.rule = {a.measure.min_reps, a.measure.max_reps, a.measure.precision, a.measure.max_seconds};
   req.rule.validate();
@@ -226,6 +258,9 @@ void add_profile(CLI::App& app, action& run, Job& job) {
   cmd->add_option("--sizes", args->sizes,
                   "Rows per processor: FROM:TO:STEP or a,b,c for every processor, DEVICE=FROM:TO:STEP for one "
                   "(repeatable; every processor needs as many sizes). Default: chosen by a calibration");
+  cmd->add_option("--refine", args->refine,
+                  "A front (`ctrl pareto --format json`) of the --out profile: measure only the sizes its points use "
+                  "and their neighbours (±2 %), those not measured yet; the processors are the front's");
   cmd->add_option("--steps", args->steps, "Without --sizes: the sizes per processor")->capture_default_str();
   cmd->add_option("--largest-run", args->largest_run,
                   "Without --sizes: seconds of a processor's run at its largest size (sizes from there down)")
