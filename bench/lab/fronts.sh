@@ -14,6 +14,9 @@
 #                                  workload to split (else 3/4 of the capacity), and the case study's
 #                                  twins timed on the same processors (OpenMP on the CPU group, CUDA
 #                                  on the GPU) with the ideal split of their speeds, 1/(1/t_cpu + 1/t_gpu)
+#   LEARN=1                        then the point whose time missed most is run with --learn, and
+#                                  again: its new prediction (the slowest processor's, from the
+#                                  learned profile) beside that fresh run's time
 #
 # Writes to $OUT (default ./fronts-out): fronts.md (every command and its output), fronts.json (per
 # application: the profile's rows, the front, the runs), fronts.log.
@@ -91,6 +94,30 @@ for entry in $apps; do
   echo "(exit $?)" >>"$name-runs.txt"
   { printf '\n```\n'; sed -n '/measured beside predicted/,$p' "$name-runs.txt"; printf '```\n'; } >>"$md"
   sed -n '/measured beside predicted/,$p' "$name-runs.txt"
+  learn_json=null
+  worst=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["worst"]["time"]["point"])' "$name-runs.json" 2>/dev/null)
+  if [[ ${LEARN:-0} == 1 && -n $worst ]]; then
+    # The front file fixes the distribution; the profile, once taught, the predictions.
+    common=(run "$app" --front "$name-front.json" --pick "$worst" --profile "$name.csv" --cpu-power "$watts"
+            "${app_opts[@]}" "${ropts[@]}" --progress none --format json)
+    "$ctrl" "${common[@]}" --learn >"$name-learn-1.json" 2>>"$name-runs.txt"
+    "$ctrl" "${common[@]}" >"$name-learn-2.json" 2>>"$name-runs.txt"
+    learn_json=$(python3 - "$name-learn-1.json" "$name-learn-2.json" <<'PY'
+import json, sys
+def slowest(run, key):
+    return max(p["time"][key]["mean"] if key == "measured" else p["time"][key]
+               for p in run["processors"] if p["rows"] > 0)
+first, second = (json.load(open(f)) for f in sys.argv[1:3])
+before, after = slowest(first, "predicted"), slowest(second, "predicted")
+fresh = second["total"]["time"]["measured"]["mean"]
+print(json.dumps({"point": int(first.get("distribution_from", "").split("point ")[1].split()[0]) if "point " in first.get("distribution_from", "") else None,
+                  "learned_rows": first["learned_rows"], "predicted_before_s": before,
+                  "measured_learning_s": first["total"]["time"]["measured"]["mean"],
+                  "predicted_after_s": after, "measured_fresh_s": fresh, "error_after": after / fresh - 1}))
+PY
+    )
+    printf '\nlearned at point %s: %s\n' "$worst" "$learn_json" | tee -a "$md"
+  fi
   twin_json=null
   if [[ ${TWINS:-0} == 1 && -x $build/bin/${app}_native ]]; then
     # The twins on the profile's processors: its first CPU group, and the GPU. Same picture.
@@ -109,7 +136,7 @@ for entry in $apps; do
   python3 -c 'import csv,json,sys; print(json.dumps(list(csv.DictReader(open(sys.argv[1])))))' "$name.csv" >>"$json" 2>/dev/null || echo null >>"$json"
   printf ', "front": ' >>"$json"; { [[ -s $name-front.json ]] && cat "$name-front.json"; } >>"$json" || echo null >>"$json"
   printf ', "runs": ' >>"$json"; { [[ -s $name-runs.json ]] && cat "$name-runs.json"; } >>"$json" || echo null >>"$json"
-  printf ', "twins": %s' "$twin_json" >>"$json"
+  printf ', "twins": %s, "learn": %s' "$twin_json" "${learn_json:-null}" >>"$json"
   echo '}' >>"$json"
 done
 echo '}' >>"$json"
