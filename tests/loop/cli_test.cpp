@@ -608,6 +608,8 @@ TEST_F(Cli, BadArgumentsExitWith2AndSayWhy) {
       {{"run", "dgemm", "--split", "cpu:0=4", "--cols", "16", "--profile", path("p.csv")}, "measured with N = 32"},
       {{"run", "dgemm", "--pick", "fastest"}, "--profile and --workload"},
       {{"run", "dgemm", "--front", path("front.json"), "--pick", "energy@time+5"}, "a relative bound ends with %"},
+      {{"run", "dgemm", "--split", "cpu:0=4", "--rank-timeout", "inf"}, "--rank-timeout inf: give seconds above 0"},
+      {{"devices", "--rank-timeout", "1e300"}, "at most 604800 (a week)"},
   };
   for (const auto& c : cases) {
     const Result r = run(c.args, {"--progress", "none"});

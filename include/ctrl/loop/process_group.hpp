@@ -56,8 +56,10 @@ std::unique_ptr<ProcessGroup> this_process();
 // ended when the group is destroyed. `timeout_s` bounds every wait for another rank (start and
 // end of MPI included): a rank that hangs stops the others with a message naming the step
 // (exit_other_rank). The launcher's SIGTERM (another rank died) ends this rank with a message.
-// UsageError when ctrl was built without MPI, or for a timeout that is not positive.
+// UsageError when ctrl was built without MPI, or for a timeout that is not positive or is above
+// max_rank_timeout_s.
 std::unique_ptr<ProcessGroup> mpi_job(double timeout_s = 600.0);
+inline constexpr double max_rank_timeout_s = 7 * 24 * 3600.0;
 // Exit status of a rank stopped because of another rank (docs/tool.md lists every exit status).
 inline constexpr int exit_other_rank = 4;
 

@@ -38,8 +38,11 @@ class MpiJob final : public ProcessGroup {
 bool built_with_mpi() { return true; }
 
 std::unique_ptr<ProcessGroup> mpi_job(double timeout_s) {
-  if (!(timeout_s > 0))
-    throw UsageError(fmt::format("a rank timeout of {} s: a positive number of seconds is needed", timeout_s));
+  // At most a week: the deadlines are steady_clock time points, which an infinite or huge wait
+  // would overflow (undefined behaviour, then a wait that ends at once).
+  if (!(timeout_s > 0 && timeout_s <= max_rank_timeout_s))
+    throw UsageError(fmt::format("a rank timeout of {} s: give seconds above 0, at most {:g} (a week)", timeout_s,
+                                 max_rank_timeout_s));
   return std::make_unique<MpiJob>(timeout_s);
 }
 

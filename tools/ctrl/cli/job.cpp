@@ -54,10 +54,10 @@ loop::ProcessGroup& Job::open(std::unique_ptr<loop::ProcessGroup> group) {
 
 loop::ProcessGroup& Job::group(const PlatformArgs& args, bool distributed) {
   if (group_) return *group_;
+  if (!(args.rank_timeout > 0 && args.rank_timeout <= loop::max_rank_timeout_s))  // given, used or not
+    throw exit_error(exit_bad_input, fmt::format("--rank-timeout {}: give seconds above 0, at most {:g} (a week)",
+                                                 args.rank_timeout, loop::max_rank_timeout_s));
   if (!distributed) return open(loop::this_process());
-  if (!(args.rank_timeout > 0))
-    throw exit_error(exit_bad_input,
-                     fmt::format("--rank-timeout {}: a positive number of seconds is needed", args.rank_timeout));
   return open(loop::mpi_job(args.rank_timeout));
 }
 
