@@ -609,7 +609,8 @@ TEST_F(Cli, BadArgumentsExitWith2AndSayWhy) {
       {{"run", "dgemm", "--pick", "fastest"}, "--profile and --workload"},
       {{"run", "dgemm", "--front", path("front.json"), "--pick", "energy@time+5"}, "a relative bound ends with %"},
       {{"run", "dgemm", "--split", "cpu:0=4", "--rank-timeout", "inf"}, "--rank-timeout inf: give seconds above 0"},
-      {{"devices", "--rank-timeout", "1e300"}, "at most 604800 (a week)"},
+      {{"profile", "dgemm", "--device", "cpu:0", "--rank-timeout", "1e300", "--out", path("x.csv")},
+       "at most 604800 (a week)"},
   };
   for (const auto& c : cases) {
     const Result r = run(c.args, {"--progress", "none"});

@@ -1,6 +1,12 @@
 # cmake -DCLANG_FORMAT=... -DROOT=... -P check_format.cmake: fails naming every file of ROOT's
 # source folders that clang-format would change, and how to fix them.
 if(NOT CLANG_FORMAT)
+  # CI must check: ./run installs clang-format there. A machine where nothing can be installed (the
+  # GPU machine) skips the check instead of failing the suite.
+  if("$ENV{CI}" STREQUAL "")
+    message(STATUS "style check skipped: clang-format not found (./run installs clang-format-14)")
+    return()
+  endif()
   message(FATAL_ERROR "clang-format not found: install clang-format-14 (./run installs it)")
 endif()
 set(_files)
