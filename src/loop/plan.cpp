@@ -9,6 +9,7 @@
 #include <ctrl/sizes.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -51,6 +52,30 @@ void take_point(Plan& plan, const partition::Solution& s, std::size_t front_poin
   plan.rows.assign(s.distribution.begin(), s.distribution.end());
   plan.time = s.time;
   plan.energy = s.energy;
+}
+
+// The parts whose prediction rests on a size the profile did not converge at: the measured sizes
+// next to the part's rows, below and above (the last run's where a run learned them).
+std::string unconverged_note(const ProfileFile& file, const Plan& plan) {
+  std::string out;
+  for (std::size_t i = 0; i < plan.processors.size() && i < plan.rows.size(); ++i) {
+    const index_t x = plan.rows[i];
+    if (x <= 0) continue;
+    const ProfileRow *below = nullptr, *above = nullptr;
+    for (const auto* rows : {&file.rows, &file.learned})
+      for (const ProfileRow& r : *rows) {
+        if (r.processor != plan.processors[i]) continue;
+        if (r.size <= x && (!below || r.size >= below->size)) below = &r;
+        if (r.size >= x && (!above || r.size <= above->size)) above = &r;
+      }
+    std::vector<index_t> loose;
+    for (const ProfileRow* r : {below, above})
+      if (r && !r->converged && std::find(loose.begin(), loose.end(), r->size) == loose.end()) loose.push_back(r->size);
+    if (!loose.empty())
+      out += fmt::format("{}{} at {} (size{} {})", out.empty() ? "" : ", ", plan.processors[i], x,
+                         loose.size() == 1 ? "" : "s", fmt::join(loose, " and "));
+  }
+  return out;
 }
 
 // A balanced distribution of `workload` (the partition library's definitions): the paper's
@@ -193,6 +218,7 @@ Plan plan_with(const Workload& app, const PlanRequest& r, Source& src) {
   if (src.model) {
     plan.predicted = predict(*src.model, plan.processors, plan.rows, src.held, processors_without_energy(src.meta()));
     if (src.profile()->names() == plan.processors) plan.interpolated = interpolation_note(*src.model, plan.rows);
+    plan.unconverged = unconverged_note(src.meta(), plan);
   }
   plan.base_power = base_powers(src.meta());
   const auto held = held_powers(src.meta());
@@ -298,6 +324,7 @@ std::string to_text(const Plan& p) {
                          {"front_points", p.front_points},
                          {"profile", p.profile},
                          {"interpolated", p.interpolated},
+                         {"unconverged", p.unconverged},
                          {"front_point", p.front_point}};
   return j.dump();
 }
@@ -322,6 +349,7 @@ Plan plan_from_text(const std::string& text) {
   p.front_points = j.at("front_points").get<std::size_t>();
   p.profile = j.at("profile").get<std::string>();
   p.interpolated = j.at("interpolated").get<std::string>();
+  p.unconverged = j.at("unconverged").get<std::string>();
   p.front_point = j.at("front_point").get<std::size_t>();
   return p;
 }

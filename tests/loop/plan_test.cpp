@@ -48,8 +48,9 @@ class Plans : public ::testing::Test {
                  "a,1,1.0,1.0\na,2,2.0,2.0\na,3,3.0,3.0\na,4,4.0,4.0\n"
                  "b,1,0.5,3.0\nb,2,1.0,6.0\nb,3,1.5,9.0\nb,4,2.0,12.0\n");
   }
-  // The same profile as `ctrl profile` writes it: dgemm, N = 24, with b's base power.
-  std::string ctrl_profile(const std::string& app = "dgemm") const {
+  // The same profile as `ctrl profile` writes it: dgemm, N = 24, with b's base power; the rows of
+  // size `loose` did not converge.
+  std::string ctrl_profile(const std::string& app = "dgemm", index_t loose = 0) const {
     std::string text = profile_header() + "\n";
     for (index_t s = 1; s <= 4; ++s) {
       const auto x = static_cast<double>(s);
@@ -68,7 +69,7 @@ class Plans : public ::testing::Test {
         r->app = app;
         r->cols = 24;
         r->reps = 3;
-        r->converged = true;
+        r->converged = s != loose;
         text += format_profile_row(*r) + "\n";
       }
     }
@@ -321,6 +322,11 @@ TEST_F(Plans, NPredictionsAndBasePowersFromACtrlProfile) {
   EXPECT_NE(refusal(r).find("the N given 32, but " + r.profile + " was measured with N = 24"), std::string::npos)
       << refusal(r);
   r.cols.reset();
+  EXPECT_EQ(p.unconverged, "");
+  r.profile = ctrl_profile("dgemm", 3);  // size 3 stopped by the repetition bound: b's prediction rests on it
+  p = plan_run(dgemm(), r);
+  EXPECT_EQ(p.unconverged, "b at 3 (size 3)");
+  EXPECT_EQ(plan_from_text(to_text(p)).unconverged, p.unconverged);
   r.profile = ctrl_profile("fft2d");
   EXPECT_NE(refusal(r).find("is a profile of fft2d, not of dgemm"), std::string::npos) << refusal(r);
 }

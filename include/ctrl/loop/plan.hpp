@@ -62,6 +62,10 @@ struct Plan {
   // The parts whose predictions rest on sizes the profile did not measure (model.hpp,
   // interpolation_note): "" when every part was measured, or without a profile.
   std::string interpolated;
+  // The parts whose predictions rest on profile sizes that did not converge (the profile's
+  // measured sizes around the part's rows, stopped by the repetition bound before their intervals
+  // met the precision asked): "" when none, or without a `ctrl profile` file.
+  std::string unconverged;
 
   index_t total_rows() const;
 };

@@ -142,6 +142,7 @@ std::string run_json(const RunReport& r) {
            {"distribution_from", r.plan.source},
            {"chosen_because", r.plan.reason},
            {"interpolated", r.plan.interpolated},
+           {"unconverged", r.plan.unconverged},
            {"rounds", o.measured.reps},
            {"batch", o.measured.batch},
            {"converged", o.measured.converged},
@@ -195,6 +196,9 @@ void write_run_table(std::ostream& out, const RunReport& r) {
       << (plan.time ? "the front's" : "the largest profile time") << '\n';
   if (!plan.interpolated.empty())
     out << "predicted between measured sizes (interpolated, not measured): " << plan.interpolated << '\n';
+  if (!plan.unconverged.empty())
+    out << "predicted from sizes the profile did not converge at (less certain than its precision): "
+        << plan.unconverged << '\n';
   write_energy_note(out, r);
   const loop::Check& check = r.outcome.check;
   out << fmt::format("check: {} — {} ({} rows; worst error {:.3g} of its tolerance){}\n",
