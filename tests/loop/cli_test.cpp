@@ -116,6 +116,10 @@ TEST_F(Cli, PowerIdle) {
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("--idle"), std::string::npos) << bad.err;
   EXPECT_EQ(run({"power", "--idle", "--seconds", "0"}).code, 2);
+  // A core this machine lacks is bad input, not a device without a sensor.
+  const Result missing = run({"power", "--idle", "--seconds", "0.2", "--device", "cpu:4096"});
+  EXPECT_EQ(missing.code, 2) << missing.out << missing.err;
+  EXPECT_NE(missing.err.find("core 4096 does not exist on this machine"), std::string::npos) << missing.err;
 }
 
 // --cpu-power: checked wherever it is taken; with it, every CPU has energy, measured (RAPL, where

@@ -50,7 +50,12 @@ std::vector<DeviceMeter> open_meters(const PowerArgs& a) {
   energy::MeterEnvironment env;
   a.cpu_power.apply(env);
   std::vector<DeviceSpec> devices;
-  for (const auto& d : a.devices) devices.push_back(parse_device(d));
+  for (const auto& d : a.devices) {
+    devices.push_back(parse_device(d));
+    // Cores this machine lacks, or that this process may not use, are bad input, as for a
+    // controller (exit 2), not a device without a sensor.
+    if (!devices.back().cores.empty() || devices.back().count > 0) (void)cores_of(devices.back());
+  }
   if (devices.empty()) {  // every CPU core (as one "cpu" device) and every GPU
     devices.push_back(cpu());
     const loop::Machine m = loop::probe_machine();
