@@ -18,29 +18,12 @@ namespace apps {
 
 namespace {
 
-// What one row's comparison with the reference found (reference::judge_mandelbrot, a row at a time).
-struct MandelRow {
-  std::size_t differ = 0, unexplained = 0;
-  long long col = -1;  // the first unexplained pixel, or the first differing one
-  float got = 0;
-  double want = 0;
-};
-
-MandelRow judge_row(std::span<const float> got, const mandel::Region& r, long long place, int limit) {
+// One row of the picture against the reference (the case study's judgement, a row at a time).
+reference::MandelbrotJudgement judge_row(std::span<const float> got, const mandel::Region& r, long long place,
+                                         int limit) {
   const mandel::View row{r.re0, r.im(place), r.re_step};  // the row as a one-row view
-  MandelRow m;
-  for (std::size_t j = 0; j < got.size(); ++j) {
-    const auto col = static_cast<long long>(j);
-    const double want = reference::orbit(row.re(col), row.im(0), limit).steps;
-    if (static_cast<double>(got[j]) == want) continue;
-    const bool count = got[j] >= 0 && got[j] <= static_cast<float>(limit) && got[j] == std::floor(got[j]);
-    const bool explained = count && reference::mandelbrot_sensitive(row, 0, col, limit);
-    if ((m.differ == 0 && m.unexplained == 0) || (!explained && m.unexplained == 0))
-      m.col = col, m.got = got[j], m.want = want;
-    m.unexplained += explained ? 0 : 1;
-    ++m.differ;
-  }
-  return m;
+  const auto cols = static_cast<long long>(got.size());
+  return reference::judge_mandelbrot(got, reference::mandelbrot(row, 1, cols, limit), row, cols, limit);
 }
 
 }  // namespace
@@ -88,7 +71,7 @@ std::unique_ptr<ctrl::loop::Workload> mandelbrot_workload(const ctrl::loop::Sett
         for (const Block& blk : res.blocks()) {
           const mandel::Region region = mandel::region(re, im, width, height, res.instance_rows(blk), res.cols());
           const auto first = static_cast<std::size_t>(blk.begin - res.first_row());
-          std::vector<MandelRow> rows(static_cast<std::size_t>(blk.rows()));
+          std::vector<reference::MandelbrotJudgement> rows(static_cast<std::size_t>(blk.rows()));
           host_parallel_for(blk.rows(), [&](ctrl::index_t b, ctrl::index_t e) {
             for (ctrl::index_t i = b; i < e; ++i) {
               const std::size_t k = first + static_cast<std::size_t>(i);
@@ -97,10 +80,10 @@ std::unique_ptr<ctrl::loop::Workload> mandelbrot_workload(const ctrl::loop::Sett
           });
           std::size_t differ = 0;
           for (std::size_t i = 0; i < rows.size(); ++i) {
-            const MandelRow& m = rows[i];
+            const reference::MandelbrotJudgement& m = rows[i];
             differ += m.differ;
             const auto where = [&] {
-              return words("iterations(", blk.begin + static_cast<ctrl::index_t>(i), ", ", m.col, ") (row ",
+              return words("iterations(", blk.begin + static_cast<ctrl::index_t>(i), ", ", m.first_col, ") (row ",
                            P[first + i], " of the picture) = ", m.got, " against ", m.want);
             };
             if (m.unexplained > 0) notes.note(std::numeric_limits<double>::infinity(), 1, where);

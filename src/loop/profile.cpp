@@ -475,13 +475,13 @@ std::vector<std::pair<std::string, std::vector<index_t>>> refine_sizes(const par
                                                                        index_t min_rows) {
   const index_t g = std::max<index_t>(granularity, 1);
   const auto step_of = [&](index_t x) { return std::max<index_t>(g, (x / 50 + g - 1) / g * g); };  // 2 %, in granules
-  std::vector<std::set<index_t>> want(processors.size());
+  // Per processor: the sizes the profile measured, and those to measure.
+  std::vector<std::set<index_t>> have(processors.size()), want(processors.size());
   for (std::size_t i = 0; i < processors.size(); ++i) {
-    std::set<index_t> have;
     for (const ProfileRow& r : existing.rows)
-      if (r.processor == processors[i]) have.insert(r.size);
+      if (r.processor == processors[i]) have[i].insert(r.size);
     const auto add = [&](index_t x) {
-      if (x >= std::max(min_rows, g) && x % g == 0 && !have.count(x)) want[i].insert(x);
+      if (x >= std::max(min_rows, g) && x % g == 0 && !have[i].count(x)) want[i].insert(x);
     };
     for (const partition::Solution& s : front) {
       if (i >= s.distribution.size() || s.distribution[i] <= 0) continue;
@@ -495,14 +495,15 @@ std::vector<std::pair<std::string, std::vector<index_t>>> refine_sizes(const par
   if (most == 0) return out;
   for (std::size_t i = 0; i < processors.size(); ++i) {
     std::set<index_t>& w = want[i];
-    index_t top = w.empty() ? std::max(min_rows, g) : *w.rbegin();
-    for (const ProfileRow& r : existing.rows)
-      if (r.processor == processors[i] && w.empty()) top = std::max(top, r.size);
+    // A shorter list continues above its largest wanted size, else above the largest measured.
+    index_t top = std::max(min_rows, g);
+    if (!w.empty())
+      top = *w.rbegin();
+    else if (!have[i].empty())
+      top = std::max(top, *have[i].rbegin());
     while (w.size() < most) {
       top += step_of(top);
-      if (std::none_of(existing.rows.begin(), existing.rows.end(),
-                       [&](const ProfileRow& r) { return r.processor == processors[i] && r.size == top; }))
-        w.insert(top);
+      if (!have[i].count(top)) w.insert(top);
     }
     out.emplace_back(processors[i], std::vector<index_t>(w.begin(), w.end()));
   }
