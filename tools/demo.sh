@@ -90,7 +90,8 @@ case_studies() {
   step "5. The case studies, each beside its native twin (best of 3 runs, results checked)"
   printf '%-13s %-10s %12s %12s %8s  %s\n' program device ctrl native ratio check
   studies=("matadd --size 2000" "blackscholes --size 1000000" "jacobi --size 512 --iterations 100"
-           "matmul --size 512" "recurrence --size 500 --iterations 100" "mandelbrot --size 768 --iterations 500")
+           "matmul --size 512" "recurrence --size 500 --iterations 100" "mandelbrot --size 768 --iterations 500"
+           "fft2d --size 1024")
   for s in "${studies[@]}"; do
     read -r -a words <<<"$s"
     name=${words[0]}

@@ -14,6 +14,7 @@ const ctrl::loop::Catalog& catalog() {
     ctrl::loop::Catalog c;
     c.add(dgemm_workload());
     c.add(fft2d_workload());
+    c.add(fft2d_whole_workload());
     c.add(matadd_workload());
     c.add(blackscholes_parameters(), blackscholes_workload);
     c.add(matmul_workload());

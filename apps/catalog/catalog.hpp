@@ -1,5 +1,5 @@
-// Every application the ctrl tool profiles and runs (`ctrl profile APP`, `ctrl run APP`): dgemm and
-// fft2d, the HEPOPTA paper's, and the case studies described for the loop as divisible workloads
+// Every application the ctrl tool profiles and runs (`ctrl profile APP`, `ctrl run APP`): dgemm,
+// fft2d and fft2d-whole, the HEPOPTA paper's, and the case studies described for the loop as divisible workloads
 // (docs/loop.md, "Applications"). Each is made by a function of its own folder (from the values of
 // its parameters, where it has some: jacobi's --iterations); catalog() holds one of each, in this
 // order.
@@ -33,6 +33,7 @@ std::string words(const A&... parts) {
 
 std::unique_ptr<ctrl::loop::Workload> dgemm_workload();
 std::unique_ptr<ctrl::loop::Workload> fft2d_workload();
+std::unique_ptr<ctrl::loop::Workload> fft2d_whole_workload();
 std::unique_ptr<ctrl::loop::Workload> matadd_workload();
 std::vector<ctrl::loop::Parameter> blackscholes_parameters();
 std::unique_ptr<ctrl::loop::Workload> blackscholes_workload(const ctrl::loop::Settings& settings);

@@ -55,26 +55,6 @@ fftwf_plan plan_rows(index_t rows, index_t n, const cfloat* in, cfloat* out) {
   return p;
 }
 
-void fft_pow2(std::vector<cdouble>& a) {
-  const std::size_t n = a.size();
-  for (std::size_t i = 1, j = 0; i < n; ++i) {
-    std::size_t bit = n >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j ^= bit;
-    if (i < j) std::swap(a[i], a[j]);
-  }
-  for (std::size_t len = 2; len <= n; len <<= 1) {
-    const double ang = -2 * std::numbers::pi / static_cast<double>(len);
-    for (std::size_t i = 0; i < n; i += len)
-      for (std::size_t k = 0; k < len / 2; ++k) {
-        const cdouble w = std::polar(1.0, ang * static_cast<double>(k));
-        const cdouble u = a[i + k], v = a[i + k + len / 2] * w;
-        a[i + k] = u + v;
-        a[i + k + len / 2] = u - v;
-      }
-  }
-}
-
 class Fft2dProblem final : public Problem {
  public:
   Fft2dProblem(index_t rows, index_t cols, std::uint64_t seed, index_t first_row)
@@ -190,34 +170,6 @@ class Fft2dProblem final : public Problem {
 };
 
 }  // namespace
-
-std::vector<cdouble> reference_dft(const std::vector<cdouble>& x) {
-  const std::size_t n = x.size();
-  if (n == 0) return {};
-  if ((n & (n - 1)) == 0) {
-    std::vector<cdouble> a = x;
-    fft_pow2(a);
-    return a;
-  }
-  // Bluestein: a DFT of any length as a convolution of power-of-two length.
-  std::size_t m = 1;
-  while (m < 2 * n - 1) m <<= 1;
-  std::vector<cdouble> w(n), a(m), b(m);
-  for (std::size_t k = 0; k < n; ++k) {
-    const auto k2 = static_cast<double>((static_cast<unsigned long long>(k) * k) % (2 * n));
-    w[k] = std::polar(1.0, -std::numbers::pi * k2 / static_cast<double>(n));
-    a[k] = x[k] * w[k];
-    b[k] = std::conj(w[k]);
-    if (k != 0) b[m - k] = std::conj(w[k]);
-  }
-  fft_pow2(a);
-  fft_pow2(b);
-  for (std::size_t k = 0; k < m; ++k) a[k] = std::conj(a[k] * b[k]);  // inverse through conjugates
-  fft_pow2(a);
-  std::vector<cdouble> out(n);
-  for (std::size_t k = 0; k < n; ++k) out[k] = std::conj(a[k]) / static_cast<double>(m) * w[k];
-  return out;
-}
 
 void FftRows::cpu_library(CpuContext& ctx, Out<cfloat, 2> y, In<cfloat, 2> x) const {
   const index_t n = x.extent(1);

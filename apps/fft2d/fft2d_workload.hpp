@@ -14,6 +14,8 @@
 // its block of rows in one phase (as in the row-decomposition model the paper's 2D-FFT use case
 // follows); docs/loop.md says more.
 #pragma once
+#include "fft2d/fft2d_reference.hpp"
+
 #include <ctrl/loop/workload.hpp>
 
 #include <ctrl/ctrl.hpp>
@@ -37,6 +39,29 @@ struct FftRows {
 #endif
 };
 
+// The whole 2-D FFT's redistribution (fft2d-whole), in the device's memory: t = y transposed,
+// for the x x N block y of phase 1 (t is N x x, so that the columns another processor transforms
+// in phase 2 are consecutive rows of t); a tiled transpose on CPU workers, a shared-memory one on
+// GPUs (fft2d_workload_cuda.cu).
+struct Transpose {
+  static constexpr const char* name = "fft2d-transpose";
+  void cpu_library(CpuContext& ctx, Out<cfloat, 2> t, In<cfloat, 2> y) const;
+#if APPS_CUDA_LIBRARIES
+  void cuda_library(CudaContext& ctx, Out<cfloat, 2> t, In<cfloat, 2> y) const;
+#endif
+};
+
+// Rows [row0, row0 + s.extent(0)) of `piece` written into s's columns [col0, col0 + piece
+// width): one processor's part of the c x M slab a processor transforms in phase 2 (a row copy per
+// row on CPU workers, one cudaMemcpy2DAsync on GPUs). s is InOut: each piece writes a part of it.
+struct Place {
+  static constexpr const char* name = "fft2d-place";
+  void cpu_library(CpuContext& ctx, InOut<cfloat, 2> s, In<cfloat, 2> piece, index_t row0, index_t col0) const;
+#if APPS_CUDA_LIBRARIES
+  void cuda_library(CudaContext& ctx, InOut<cfloat, 2> s, In<cfloat, 2> piece, index_t row0, index_t col0) const;
+#endif
+};
+
 class Fft2dWorkload final : public Workload {
  public:
   std::string name() const override { return "fft2d"; }
@@ -47,15 +72,15 @@ class Fft2dWorkload final : public Workload {
   double flops(index_t rows, index_t cols) const override;
 
  protected:
-  std::unique_ptr<Problem> make_window(index_t rows, index_t cols, std::size_t slots, std::uint64_t seed,
-                                       index_t first_row) const override;
+  std::unique_ptr<ctrl::loop::Problem> make_window(index_t rows, index_t cols, std::size_t slots, std::uint64_t seed,
+                                                   index_t first_row) const override;
   std::vector<ArrayShape> arrays(index_t rows, index_t cols, std::size_t /*slots*/) const override {
     return {{"X", 1, rows, cols, sizeof(cfloat)}, {"Y", 1, rows, cols, sizeof(cfloat)}};
   }
 };
 
-// Reference transform in double precision (radix-2, or Bluestein for other lengths): used to
-// check sampled rows; exposed for tests.
-std::vector<std::complex<double>> reference_dft(const std::vector<std::complex<double>>& x);
+// The whole 2-D DFT of an M x N matrix in two phases split across the processors (fft2d_whole.cpp,
+// docs/loop.md "The whole 2-D FFT").
+std::unique_ptr<Workload> whole_workload();
 
 }  // namespace apps::fft2d

@@ -43,7 +43,8 @@ else
   build=$repo/build/cuda
   say "building ctrl_tool (cuda preset)"
   twins=()
-  [[ ${TWINS:-0} == 1 ]] && for a in $apps; do twins+=("${a%%:*}_native" "${a%%:*}_native_cuda"); done
+  # An application's twins are its case study's (fft2d-whole: fft2d's, FFTW's and cuFFT's own 2-D).
+  [[ ${TWINS:-0} == 1 ]] && for a in $apps; do a=${a%%:*} && twins+=("${a%-whole}_native" "${a%-whole}_native_cuda"); done
   (cd "$repo" && cmake --preset cuda -DCTRL_BUILD_TESTS=OFF -DCTRL_BUILD_BENCH=OFF >/dev/null &&
      cmake --build build/cuda --target ctrl_tool "${twins[@]}" -j 16) >"$work/build.log" 2>&1 ||
     { say "build failed"; tail -30 "$work/build.log"; exit 1; }
@@ -119,15 +120,16 @@ PY
     printf '\nlearned at point %s: %s\n' "$worst" "$learn_json" | tee -a "$md"
   fi
   twin_json=null
-  if [[ ${TWINS:-0} == 1 && -x $build/bin/${app}_native ]]; then
+  twin=${app%-whole}
+  if [[ ${TWINS:-0} == 1 && -x $build/bin/${twin}_native ]]; then
     # The twins on the profile's processors: its first CPU group, and the GPU. Same picture.
     cpus=$(sed -n 's/^\(cpu:[^,]*\),.*/\1/p' "$name.csv" | head -1)
     size=(--size "$n" "$(python3 -c 'import csv,sys; print(next(csv.DictReader(open(sys.argv[1])))["cols"])' "$name.csv")")
-    tc=$("$build/bin/${app}_native" --device "$cpus" "${size[@]}" --repeat 3 --quiet | sed -n 's/^time_s=\([^ ]*\).*/\1/p')
-    tg=$("$build/bin/${app}_native_cuda" --device cuda:0 "${size[@]}" --repeat 3 --quiet | sed -n 's/^time_s=\([^ ]*\).*/\1/p')
+    tc=$("$build/bin/${twin}_native" --device "$cpus" "${size[@]}" --repeat 3 --quiet | sed -n 's/^time_s=\([^ ]*\).*/\1/p')
+    tg=$("$build/bin/${twin}_native_cuda" --device cuda:0 "${size[@]}" --repeat 3 --quiet | sed -n 's/^time_s=\([^ ]*\).*/\1/p')
     ideal=$(python3 -c "import sys; c,g=map(float,sys.argv[1:]); print(1/(1/c+1/g))" "$tc" "$tg" 2>/dev/null)
     printf '\ntwins at %s: %s_native on %s %s s, %s_native_cuda on cuda:0 %s s; ideal split 1/(1/t_cpu + 1/t_gpu) = %s s\n' \
-      "${size[*]}" "$app" "$cpus" "$tc" "$app" "$tg" "$ideal" | tee -a "$md"
+      "${size[*]}" "$twin" "$cpus" "$tc" "$twin" "$tg" "$ideal" | tee -a "$md"
     [[ -n $ideal ]] && twin_json="{\"cpu\": \"$cpus\", \"t_cpu_s\": $tc, \"t_gpu_s\": $tg, \"ideal_s\": $ideal}"
   fi
   ((first)) || echo ',' >>"$json"

@@ -12,6 +12,7 @@
 // examples/distribute/ is the whole program, built against the installed package.
 #pragma once
 #include <ctrl/ctrl.hpp>
+#include <ctrl/loop/barrier.hpp>
 #include <ctrl/loop/divisible.hpp>
 #include <ctrl/loop/front.hpp>
 #include <ctrl/loop/front_file.hpp>

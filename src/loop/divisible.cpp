@@ -1,5 +1,6 @@
 // The Problem of a Divisible: its host arrays, the tiles of each block's run, and the halo
 // exchange between neighbouring blocks (docs/loop.md, "Divisible workloads" and "Halos").
+#include <ctrl/loop/barrier.hpp>
 #include <ctrl/loop/divisible.hpp>
 #include <ctrl/loop/host_parallel.hpp>
 
@@ -9,50 +10,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <cstring>
-#include <mutex>
 
 namespace ctrl::loop {
 
 namespace {
-
-// A barrier that a failing member breaks: the others leave it with an error instead of waiting
-// for a member that will never come (a device error in one block must not hang the round).
-class Barrier {
- public:
-  void reset(std::size_t members) {
-    std::lock_guard lock(mutex_);
-    members_ = members;
-    waiting_ = 0;
-    broken_ = false;
-  }
-  void wait() {
-    std::unique_lock lock(mutex_);
-    if (broken_) throw DeviceError("halo exchange: another processor of the run failed");
-    const std::uint64_t gen = generation_;
-    if (++waiting_ == members_) {
-      waiting_ = 0;
-      ++generation_;
-      cv_.notify_all();
-      return;
-    }
-    cv_.wait(lock, [&] { return generation_ != gen || broken_; });
-    if (generation_ == gen) throw DeviceError("halo exchange: another processor of the run failed");
-  }
-  void break_it() {
-    std::lock_guard lock(mutex_);
-    broken_ = true;
-    cv_.notify_all();
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  std::size_t members_ = 0, waiting_ = 0;
-  std::uint64_t generation_ = 0;
-  bool broken_ = false;
-};
 
 std::uint64_t array_seed(std::uint64_t seed, std::size_t id) {
   return seed ^ (0x9E3779B97F4A7C15ULL * (static_cast<std::uint64_t>(id) + 1));
@@ -220,7 +182,7 @@ class DivisibleProblem final : public Problem {
   index_t extent_ = 0;                                        // the round's instance: rows [0, extent_)
   std::vector<index_t> instance_rows_;                        // [slot]: BlockRun::instance_rows
   bool together_ = false;
-  Barrier barrier_;
+  Barrier barrier_{"halo exchange"};
 };
 
 DivisibleProblem::DivisibleProblem(const Divisible& w, index_t rows, index_t cols, std::size_t slots,

@@ -4,6 +4,7 @@
 // cores), and no output file written.
 #include "blackscholes/blackscholes_problem.hpp"
 #include "common/app.hpp"
+#include "fft2d/fft2d_problem.hpp"
 #include "jacobi/jacobi_problem.hpp"
 #include "matadd/matadd_problem.hpp"
 #include "matmul/matmul_problem.hpp"
@@ -98,6 +99,14 @@ const std::vector<AppCase>& cases() {
        [] { return apps::recurrence_problem(recurrence_params); },
        "x",
        {2, 3, 4}},
+      {"fft2d",
+       CTRL_APP_FFT2D,
+       CTRL_APP_FFT2D_NATIVE,
+       {6, 10},
+       {},
+       [] { return apps::fft2d_problem(); },
+       "x",
+       {6, 10, 3}},
   };
   return all;
 }
@@ -435,13 +444,16 @@ std::string case_name(const ::testing::TestParamInfo<AppCli::ParamType>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Programs, AppCli,
-                         ::testing::Combine(::testing::Range(std::size_t{0}, std::size_t{6}), ::testing::Bool()),
+                         ::testing::Combine(::testing::Range(std::size_t{0}, std::size_t{7}), ::testing::Bool()),
                          case_name);
 
-// The twin does the same work as the ctrl program: the same checksum, digit for digit.
+// The twin does the same work as the ctrl program: the same checksum, digit for digit. Not fft2d:
+// FFTW's own 2-D plan and the ctrl program's phases round differently, and a 2-D FFT's checksum
+// (M N x(0, 0), a sum that cancels) shows it; both pass --check (WritesCorrectOutputs).
 TEST(AppCliTwins, SameChecksumAsTheCtrlProgram) {
   const ctrl::test::ScratchDir dir("ctrl-apps-twins");
   for (const auto& c : cases()) {
+    if (c.name == "fft2d") continue;
     SCOPED_TRACE(c.name);
     std::string checksums[2];
     for (int native = 0; native < 2; ++native) {
@@ -468,9 +480,9 @@ TEST(AppCliPrograms, EachNamesItselfInHelpVersionAndErrors) {
     const int status = std::system((quote(program) + " " + args + " >" + quote(out) + " 2>" + quote(err)).c_str());
     return Result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
   };
-  const std::string cuda_twins[] = {CTRL_APP_MATADD_NATIVE_CUDA, CTRL_APP_BLACKSCHOLES_NATIVE_CUDA,
-                                    CTRL_APP_JACOBI_NATIVE_CUDA, CTRL_APP_MATMUL_NATIVE_CUDA,
-                                    CTRL_APP_RECURRENCE_NATIVE_CUDA};
+  const std::string cuda_twins[] = {CTRL_APP_MATADD_NATIVE_CUDA,     CTRL_APP_BLACKSCHOLES_NATIVE_CUDA,
+                                    CTRL_APP_JACOBI_NATIVE_CUDA,     CTRL_APP_MATMUL_NATIVE_CUDA,
+                                    CTRL_APP_RECURRENCE_NATIVE_CUDA, CTRL_APP_FFT2D_NATIVE_CUDA};
   std::size_t twin = 0;
   for (const auto& c : cases()) {
     if (c.name == "matmul_generic") continue;  // the same programs as matmul_blas

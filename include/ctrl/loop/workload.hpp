@@ -180,9 +180,13 @@ class Workload {
   virtual index_t default_cols() const = 0;
   // Floating-point operations of `rows` rows (for speeds in GFLOP/s, as the paper's figures).
   virtual double flops(index_t rows, index_t cols) const = 0;
-  // Whether a block reads rows of its neighbours (halos): then every block must be in the same
-  // process (a platform of several processes refuses it).
+  // Whether a block reads rows of its neighbours (halos): profiles run a step's blocks side by
+  // side, as one execution.
   virtual bool exchanges_halos() const { return false; }
+  // Whether the blocks of a run read each other's data (halos, the redistribution between the
+  // phases of fft2d-whole): then they must all be in one process, and a platform of several
+  // processes refuses the workload. Default: exchanges_halos().
+  virtual bool blocks_meet() const { return exchanges_halos(); }
   // The rows of a block are a multiple of this (a kernel's block of rows); 1 by default. Profiles
   // record it, and fronts split workloads in multiples of it (model.hpp).
   virtual index_t granularity() const { return 1; }

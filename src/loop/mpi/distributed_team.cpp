@@ -263,11 +263,11 @@ std::unique_ptr<loop::Problem> DistributedTeam::make_problem(const loop::Workloa
   std::unique_ptr<loop::Problem> problem;
   json me{{"error", ""}};
   try {
-    if (app.exchanges_halos() && comm_.size() > 1)
-      throw UsageError(
-          fmt::format("{} exchanges halos between neighbouring blocks, which must run in one process: "
-                      "run it without mpirun (docs/distributed.md)",
-                      app.name()));
+    if (app.blocks_meet() && comm_.size() > 1)
+      throw UsageError(fmt::format("{} {}, which must run in one process: run it without mpirun (docs/distributed.md)",
+                                   app.name(),
+                                   app.exchanges_halos() ? "exchanges halos between neighbouring blocks"
+                                                         : "redistributes its data between the blocks of a run"));
     problem = app.make_problem(hi - lo, cols, std::max<std::size_t>(mine_.size(), 1), seed, lo);
   } catch (const std::exception& e) {
     me["error"] = fmt::format("{} rows of {}: {}", hi - lo, app.name(), e.what());
