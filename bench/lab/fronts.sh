@@ -44,7 +44,7 @@ else
   say "building ctrl_tool (cuda preset)"
   twins=()
   # An application's twins are its case study's (fft2d-whole: fft2d's, FFTW's and cuFFT's own 2-D).
-  [[ ${TWINS:-0} == 1 ]] && for a in $apps; do a=${a%%:*} && twins+=("${a%-whole}_native" "${a%-whole}_native_cuda"); done
+  [[ ${TWINS:-0} == 1 ]] && for a in $apps; do a=${a%%:*} && twins+=("${a%-whole}" "${a%-whole}_native" "${a%-whole}_native_cuda"); done
   (cd "$repo" && cmake --preset cuda -DCTRL_BUILD_TESTS=OFF -DCTRL_BUILD_BENCH=OFF >/dev/null &&
      cmake --build build/cuda --target ctrl_tool "${twins[@]}" -j 16) >"$work/build.log" 2>&1 ||
     { say "build failed"; tail -30 "$work/build.log"; exit 1; }
@@ -127,10 +127,12 @@ PY
     size=(--size "$n" "$(python3 -c 'import csv,sys; print(next(csv.DictReader(open(sys.argv[1])))["cols"])' "$name.csv")")
     tc=$("$build/bin/${twin}_native" --device "$cpus" "${size[@]}" --repeat 3 --quiet | sed -n 's/^time_s=\([^ ]*\).*/\1/p')
     tg=$("$build/bin/${twin}_native_cuda" --device cuda:0 "${size[@]}" --repeat 3 --quiet | sed -n 's/^time_s=\([^ ]*\).*/\1/p')
+    # The case study's ctrl program on the GPU alone, beside its CUDA twin.
+    tp=$("$build/bin/${twin}" --device cuda:0 "${size[@]}" --repeat 3 --quiet | sed -n 's/^time_s=\([^ ]*\).*/\1/p')
     ideal=$(python3 -c "import sys; c,g=map(float,sys.argv[1:]); print(1/(1/c+1/g))" "$tc" "$tg" 2>/dev/null)
-    printf '\ntwins at %s: %s_native on %s %s s, %s_native_cuda on cuda:0 %s s; ideal split 1/(1/t_cpu + 1/t_gpu) = %s s\n' \
-      "${size[*]}" "$twin" "$cpus" "$tc" "$twin" "$tg" "$ideal" | tee -a "$md"
-    [[ -n $ideal ]] && twin_json="{\"cpu\": \"$cpus\", \"t_cpu_s\": $tc, \"t_gpu_s\": $tg, \"ideal_s\": $ideal}"
+    printf '\ntwins at %s: %s_native on %s %s s, %s_native_cuda on cuda:0 %s s; ideal split 1/(1/t_cpu + 1/t_gpu) = %s s; %s (ctrl) on cuda:0 %s s\n' \
+      "${size[*]}" "$twin" "$cpus" "$tc" "$twin" "$tg" "$ideal" "$twin" "${tp:-?}" | tee -a "$md"
+    [[ -n $ideal ]] && twin_json="{\"cpu\": \"$cpus\", \"t_cpu_s\": $tc, \"t_gpu_s\": $tg, \"ideal_s\": $ideal, \"t_ctrl_gpu_s\": ${tp:-null}}"
   fi
   ((first)) || echo ',' >>"$json"
   first=0
