@@ -108,15 +108,7 @@ class WholeProblem final : public Problem {
  public:
   WholeProblem(index_t rows, index_t cols, std::size_t slots, std::uint64_t seed, index_t first_row)
       : m_(rows), n_(cols), first_(first_row), x_({rows, cols}, "X"), slots_(slots) {
-    cfloat* x = x_.data();
-    host_parallel_for(rows, [&](index_t b, index_t e) {
-      for (index_t i = b; i < e; ++i)
-        for (index_t j = 0; j < cols; ++j) {
-          const auto k = static_cast<std::uint64_t>((first_row + i) * cols + j);  // the instance's element
-          x[static_cast<std::size_t>(i * cols + j)] =
-              cfloat(static_cast<float>(uniform(seed, 3, k)), static_cast<float>(uniform(seed, 4, k)));
-        }
-    });
+    fill_input(x_, seed, first_row);
   }
 
   index_t rows() const override { return m_; }

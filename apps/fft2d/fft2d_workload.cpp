@@ -59,15 +59,7 @@ class Fft2dProblem final : public Problem {
  public:
   Fft2dProblem(index_t rows, index_t cols, std::uint64_t seed, index_t first_row)
       : m_(rows), n_(cols), first_(first_row), x_({rows, cols}, "X"), y_({rows, cols}, "Y") {
-    cfloat* x = x_.data();
-    host_parallel_for(rows, [&](index_t b, index_t e) {
-      for (index_t i = b; i < e; ++i)
-        for (index_t j = 0; j < cols; ++j) {
-          const auto k = static_cast<std::uint64_t>((first_row + i) * cols + j);  // the instance's element
-          x[static_cast<std::size_t>(i * cols + j)] =
-              cfloat(static_cast<float>(uniform(seed, 3, k)), static_cast<float>(uniform(seed, 4, k)));
-        }
-    });
+    fill_input(x_, seed, first_row);
     const float nan = std::numeric_limits<float>::quiet_NaN();
     std::fill(y_.data(), y_.data() + y_.size(), cfloat(nan, nan));
   }
@@ -170,6 +162,19 @@ class Fft2dProblem final : public Problem {
 };
 
 }  // namespace
+
+void fill_input(Tile<cfloat, 2>& x, std::uint64_t seed, index_t first_row) {
+  const index_t cols = x.extent(1);
+  cfloat* data = x.data();
+  host_parallel_for(x.extent(0), [&](index_t b, index_t e) {
+    for (index_t i = b; i < e; ++i)
+      for (index_t j = 0; j < cols; ++j) {
+        const auto k = static_cast<std::uint64_t>((first_row + i) * cols + j);  // the instance's element
+        data[static_cast<std::size_t>(i * cols + j)] =
+            cfloat(static_cast<float>(uniform(seed, 3, k)), static_cast<float>(uniform(seed, 4, k)));
+      }
+  });
+}
 
 void FftRows::cpu_library(CpuContext& ctx, Out<cfloat, 2> y, In<cfloat, 2> x) const {
   const index_t n = x.extent(1);

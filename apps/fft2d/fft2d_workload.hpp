@@ -79,6 +79,11 @@ class Fft2dWorkload final : public Workload {
   }
 };
 
+// X's rows of a problem whose first row is the instance's `first_row`: element k of the instance
+// (row-major) is (uniform(seed, 3, k), uniform(seed, 4, k)), so that any window of rows holds what
+// the whole instance holds. fft2d and fft2d-whole alike.
+void fill_input(Tile<cfloat, 2>& x, std::uint64_t seed, index_t first_row);
+
 // The whole 2-D DFT of an M x N matrix in two phases split across the processors (fft2d_whole.cpp,
 // docs/loop.md "The whole 2-D FFT").
 std::unique_ptr<Workload> whole_workload();
