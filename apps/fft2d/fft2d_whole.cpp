@@ -1,25 +1,23 @@
 // fft2d-whole: the 2-D DFT of an M x N single-precision complex matrix X (forward, unnormalised),
 // computed as a distributed 2-D FFT is, in two phases split across the processors:
 //
-//   1. each processor transforms its x_i rows (N-point FFTs) and transposes its block in its own
-//      memory (t_i, N x x_i);
-//   2. the redistribution: processor j takes columns [col0_j, col0_j + c_j) of the result, c_j the
-//      share of the N columns in proportion to its rows; it copies rows [col0_j, col0_j + c_j) of
-//      every other processor's t_q straight from that processor's memory (Controller::copy_rows:
-//      a peer copy between GPUs, through the host otherwise), and places them with its own into
-//      the c_j x M slab it transforms;
+//   1. each processor transforms its x_i rows (N-point FFTs), transposes its block in its own
+//      memory (t_i, N x x_i), and sends home the rows of t_i that are the other processors'
+//      columns (c_j the share of the N columns in proportion to the rows, consecutive by processor);
+//   2. the redistribution, once every block is home: processor j attaches its c_j rows of every
+//      other processor's host copy (an H2D copy to a GPU, nothing on CPU kinds) and places them,
+//      with its own piece of t_j, into the c_j x M slab it transforms;
 //   3. each processor transforms its c_j columns (M-point FFTs): rows of F transposed, brought home.
 //
 // What ctrl run --output writes is F in natural order (M x N), assembled on the host after the run.
 //
 // The model (docs/loop.md, "The whole 2-D FFT"): a profile measures each processor alone, doing its
 // share of a square transform (M = N; M = x where x > N) whose other rows are zero and held in host
-// memory: its phase 1, its transpose, the other rows' pieces brought in from the host, its phase 2.
-// A processor's time then depends on its rows alone, and a run of the square instance does what the
-// profile measured, except that the pieces come from the other processors' memories rather than
-// from the host. The time of a run is the slowest processor's phase 1, the exchange, and the
-// slowest phase 2; a front's max over processors of the sums equals it when the slowest processor
-// is the same in both phases, as it is for speeds proportional in both.
+// memory: its phase 1 and transpose, the other processors' columns sent home, the other rows'
+// pieces brought in from the host, its phase 2. The same bytes take the same paths as in a run, so
+// a processor's time depends on its rows alone. The time of a run is the slowest processor's phase
+// 1, the exchange, and the slowest phase 2; a front's max over processors of the sums equals it
+// when the slowest processor is the same in both phases, as it is for speeds proportional in both.
 #include "catalog/catalog.hpp"
 #include "fft2d/fft2d_workload.hpp"
 
@@ -124,18 +122,20 @@ class WholeProblem final : public Problem {
 
  private:
   struct Slot {
-    Block block;                           // window rows
-    index_t row0 = 0;                      // its rows' first row in the instance of the round
-    index_t col0 = 0, cols = 0;            // its columns of F (phase 2)
-    index_t length = 0;                    // M: the instance's rows, the length of its phase-2 transforms
-    std::optional<Tile<cfloat, 2>> t;      // its block transposed, internal, read by the others
+    Block block;                 // window rows
+    index_t row0 = 0;            // its rows' first row in the instance of the round
+    index_t col0 = 0, cols = 0;  // its columns of F (phase 2)
+    index_t length = 0;          // M: the instance's rows, the length of its phase-2 transforms
+    // Host: the rows of its transposed block that are the other processors' columns, before and
+    // after its own (col0 x x and (N - col0 - cols) x x), sent home for them to take.
+    std::optional<Tile<cfloat, 2>> before, after;
     std::optional<Tile<cfloat, 2>> z;      // host: its columns of F, transposed (cols x length)
     std::optional<Tile<cfloat, 2>> zeros;  // alone: the other rows' pieces (cols x (length - x))
     ExchangeTimes times;
   };
 
   void phase_one(Controller& c, Slot& me, Held& held, Tile<cfloat, 2>& x, Tile<cfloat, 2>& y, Tile<cfloat, 2>& t);
-  void gather(Controller& c, std::size_t slot, Held& held, Tile<cfloat, 2>& s);
+  void gather(Controller& c, std::size_t slot, Held& held, Tile<cfloat, 2>& s, Tile<cfloat, 2>& t);
   void phase_two(Controller& c, Slot& me, Held& held, Tile<cfloat, 2>& s);
   void meet(double& into);
   void prepare_host(Slot& s);
@@ -171,7 +171,6 @@ void WholeProblem::prepare_round(const std::vector<Block>& blocks, bool together
     const bool inside = !b.empty() && b.begin >= first_ && b.end <= first_ + m_;  // else run_block refuses it
     slots_[k].block = inside ? Block{b.begin - first_, b.end - first_} : Block{};
     slots_[k].times = {};
-    slots_[k].t.reset();
     rows.push_back(slots_[k].block.rows());
   }
   const std::vector<index_t> cols = column_shares(rows, n_);
@@ -195,7 +194,7 @@ void WholeProblem::prepare_round(const std::vector<Block>& blocks, bool together
     }
     at += x;
     col += s.cols;
-    if (x > 0 && s.cols > 0) prepare_host(s);
+    if (x > 0) prepare_host(s);
   }
   barrier_.reset(active().size());
 }
@@ -210,7 +209,13 @@ void WholeProblem::prepare_host(Slot& s) {
     host_parallel_for(t.extent(0),
                       [&](index_t b, index_t e) { std::fill(d + b * t.extent(1), d + e * t.extent(1), v); });
   };
-  fill(host_tile(s.z, s.cols, s.length, "fft2d-whole: F by columns"), cfloat(nan, nan));
+  if (s.cols > 0) fill(host_tile(s.z, s.cols, s.length, "fft2d-whole: F by columns"), cfloat(nan, nan));
+  for (auto [box, rows] : {std::pair{&s.before, s.col0}, std::pair{&s.after, n_ - s.col0 - s.cols}}) {
+    if (rows > 0)
+      host_tile(*box, rows, s.block.rows(), "fft2d-whole: the other processors' columns");
+    else
+      box->reset();
+  }
   const index_t others = s.length - s.block.rows();
   if (together_ || others <= 0) return;
   const bool fresh = !s.zeros || s.zeros->extent(0) != s.cols || s.zeros->extent(1) != others;
@@ -241,12 +246,11 @@ void WholeProblem::run_block(Controller& c, Block block, std::size_t slot) {
     Held held(c);
     phase_one(c, me, held, x, y, t);
     if (me.cols > 0) held.internal(s);
-    gather(c, slot, held, s);
+    gather(c, slot, held, s, t);
     if (me.cols > 0) phase_two(c, me, held, s);
-    if (together_) meet(me.times.waiting);  // the others may still copy from this block's t
+    if (together_) meet(me.times.waiting);  // the others may still read this block's columns
     held.release();
   } catch (...) {
-    // me.t stays until the next round: another block may be copying from it.
     barrier_.break_it();
     throw;
   }
@@ -259,7 +263,13 @@ void WholeProblem::phase_one(Controller& c, Slot& me, Held& held, Tile<cfloat, 2
   c.launch<FftRows>(Threads(x.extent(0), n_), y, x);
   held.internal(t);
   c.launch<Transpose>(Threads(n_, x.extent(0)), t, y);
-  me.t = t;
+  // The other processors' columns go home, whether they are there (a run) or stand-ins (alone).
+  for (auto [box, row0] : {std::pair{&me.before, index_t{0}}, std::pair{&me.after, me.col0 + me.cols}}) {
+    if (!*box) continue;
+    held.attached(**box);
+    c.launch<Place>(Threads((*box)->extent(0), x.extent(0)), **box, t, row0, 0);
+    held.finish(**box);
+  }
 }
 
 // Waits for this block's launches, then for every block of the round; the time spent waiting for
@@ -270,39 +280,40 @@ void WholeProblem::meet(double& into) {
   into += std::chrono::duration<double>(Clock::now() - arrived).count();
 }
 
-// The c x M slab of this slot's columns: its own piece from its t, the others' from theirs
-// (together) or zeros from the host (alone).
-void WholeProblem::gather(Controller& c, std::size_t slot, Held& held, Tile<cfloat, 2>& s) {
+// The c x M slab of this slot's columns: its own piece from its t; the others' from where their
+// processors sent them home (together), or zeros from the host (alone): the same bytes in.
+void WholeProblem::gather(Controller& c, std::size_t slot, Held& held, Tile<cfloat, 2>& s, Tile<cfloat, 2>& t) {
   Slot& me = slots_[slot];
   const index_t x = me.block.rows(), cols = me.cols;
   if (!together_) {
-    c.launch<Place>(Threads(cols, x), s, *me.t, me.col0, me.row0);
+    c.launch<Place>(Threads(cols, x), s, t, me.col0, me.row0);
     if (me.length > x) {
       held.attached(*me.zeros);
       c.launch<Place>(Threads(cols, me.length - x), s, *me.zeros, 0, x);
+      held.finish(*me.zeros);
     }
     return;
   }
-  c.wait();
-  meet(me.times.waiting);  // every t is complete
+  meet(me.times.waiting);  // every block's columns are home
   const auto released = Clock::now();
-  std::vector<std::optional<Tile<cfloat, 2>>> pieces(slots_.size());
-  Held piece_held(c);
-  if (cols > 0)
+  if (cols > 0) {
+    std::vector<std::optional<Tile<cfloat, 2>>> pieces(slots_.size());
+    Held piece_held(c);
     for (const std::size_t q : active()) {
       const Slot& other = slots_[q];
       if (q == slot) {
-        c.launch<Place>(Threads(cols, x), s, *me.t, me.col0, me.row0);
+        c.launch<Place>(Threads(cols, x), s, t, me.col0, me.row0);
         continue;
       }
-      Tile<cfloat, 2>& p =
-          pieces[q].emplace(Tile<cfloat, 2>({cols, other.block.rows()}, shape_only, "fft2d-whole: a piece"));
-      piece_held.internal(p);
-      c.copy_rows(p, 0, cols, *other.t, me.col0);
+      // This slot's columns are all before the other's own, or all after.
+      const bool before = me.col0 < other.col0;
+      const index_t first = before ? me.col0 : me.col0 - other.col0 - other.cols;
+      Tile<cfloat, 2>& p = pieces[q].emplace((before ? *other.before : *other.after).rows(first, first + cols));
+      piece_held.attached(p);
       c.launch<Place>(Threads(cols, other.block.rows()), s, p, 0, other.row0);
     }
-  c.wait();
-  piece_held.release();
+    piece_held.release();
+  }
   me.times.exchanging += std::chrono::duration<double>(Clock::now() - released).count();
 }
 

@@ -14,6 +14,7 @@
 #                                  workload to split (else 3/4 of the capacity), and the case study's
 #                                  twins timed on the same processors (OpenMP on the CPU group, CUDA
 #                                  on the GPU) with the ideal split of their speeds, 1/(1/t_cpu + 1/t_gpu)
+#   PROFILE_OPTS="--sizes cuda:0=512:8192:512"  more options of ctrl profile (sizes per processor)
 #   LEARN=1                        then the point whose time missed most is run with --learn, and
 #                                  again: its new prediction (the slowest processor's, from the
 #                                  learned profile) beside that fresh run's time
@@ -33,6 +34,7 @@ groups=${CPU_GROUPS:-1}
 points=${POINTS:-6}
 watts=${CPU_POWER:-4}
 read -r -a app_opts <<<"${APP_OPTS:-}"
+read -r -a profile_opts <<<"${PROFILE_OPTS:-}"
 say() { printf '[%4ds] %s\n' $((SECONDS - t0)) "$*"; }
 
 if [[ ${CTRL_DRY:-0} == 1 ]]; then
@@ -79,7 +81,7 @@ for entry in $apps; do
   printf '\n## %s, %s CPU group%s and the GPU\n' "$app" "$g" "$([[ $g == 1 ]] || echo s)" >>"$md"
   p0=$SECONDS
   timeout --signal=INT --kill-after=20 $((left * 6 / 10)) "$ctrl" profile "$app" --groups "$g" --out "$name.csv" \
-    --cpu-power "$watts" "${app_opts[@]}" "${popts[@]}" --progress plain >"$name-profile.txt" 2>"$name-profile.err"
+    --cpu-power "$watts" "${app_opts[@]}" "${popts[@]}" "${profile_opts[@]}" --progress plain >"$name-profile.txt" 2>"$name-profile.err"
   echo "(exit $?, $((SECONDS - p0)) s)" >>"$name-profile.txt"
   { printf '\n```\n$ ctrl profile %s --groups %s ...\n' "$app" "$g"; cat "$name-profile.txt"; printf '```\n'; } >>"$md"
   n=$(sed -n 's/.*--workload \([0-9]*\).*/\1/p' "$name-profile.txt" | head -1)

@@ -1,5 +1,5 @@
 // The Problem of a Divisible: its host arrays, the tiles of each block's run, and the halo
-// exchange between neighbouring blocks (docs/loop.md, "Divisible workloads" and "Halos").
+// exchange between neighbouring blocks (docs/loop.md, "Your own kernel on the loop" and "Halos").
 #include <ctrl/loop/barrier.hpp>
 #include <ctrl/loop/divisible.hpp>
 #include <ctrl/loop/host_parallel.hpp>
