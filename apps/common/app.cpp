@@ -14,7 +14,9 @@
 #include <cstdlib>
 #include <chrono>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <memory>
@@ -752,6 +754,14 @@ int run(const Problem& problem, Flavor flavor, int argc, char** argv, const Body
     }
   }
   print_results(problem, flavor, program, *session, outputs, verdict);
+  // A result line that could not be written (a full disk, a closed pipe) is a failure, and then no
+  // output is written either: a script reading the line would otherwise see nothing and exit 0.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    const int err = errno;
+    std::fprintf(stderr, "%s: error: cannot write to stdout: %s; no output written\n", program.c_str(),
+                 std::strerror(err != 0 ? err : EIO));
+    return exit_failure;
+  }
   if (opt.check && !verdict.ok) {
     std::fprintf(stderr, "%s: error: --check failed: %s; no output written\n", program.c_str(), verdict.detail.c_str());
     return exit_failure;

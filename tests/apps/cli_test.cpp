@@ -136,15 +136,17 @@ class AppCli : public ::testing::TestWithParam<std::tuple<std::size_t, bool>> {
   const std::string& program() const { return native() ? app().native_path : app().ctrl_path; }
   fs::path path(const std::string& file) const { return dir_ / file; }
 
-  Result run(const std::vector<std::string>& args) const {
+  // `stdout_to`: where the program's stdout goes (a file read back into Result::out by default).
+  Result run(const std::vector<std::string>& args, const std::string& stdout_to = {}) const {
     std::string cmd = quote(program());
     for (const auto& a : app().extra) cmd += " " + quote(a);
     for (const auto& a : args) cmd += " " + quote(a);
     const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    const int status = std::system((cmd + " >" + quote(out) + " 2>" + quote(err)).c_str());
+    const std::string to = stdout_to.empty() ? quote(out) : stdout_to;
+    const int status = std::system((cmd + " >" + to + " 2>" + quote(err)).c_str());
     Result r;
     r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(out);
+    if (stdout_to.empty()) r.out = slurp(out);
     r.err = slurp(err);
     return r;
   }
@@ -322,6 +324,20 @@ TEST_P(AppCli, AnOutputThatIsAnInputIsRefused) {
 // A run that fails writing its last output leaves none of them (blackscholes left call.npy): every
 // output is written beside its target before any is put in place. /proc takes no new file, even
 // from root, who passes the directory check before the run.
+// A result line that cannot be written (a full disk) is exit 1 naming stdout, and no output is
+// written: a script reading the line would otherwise see nothing and take exit 0 for success.
+TEST_P(AppCli, AFullStdoutExits1AndWritesNoOutput) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full here";
+  const apps::Problem p = app().problem();
+  auto args = write_inputs(p);
+  const auto outs = out_args(p);
+  args.insert(args.end(), outs.begin(), outs.end());
+  const Result r = run(args, "/dev/full");
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_NE(r.err.find("cannot write to stdout"), std::string::npos) << r.err;
+  expect_no_outputs(p);
+}
+
 TEST_P(AppCli, AFailedSaveLeavesNoOutput) {
   const apps::Problem p = app().problem();
   if (p.outputs.size() < 2) GTEST_SKIP() << "one output";
