@@ -12,7 +12,8 @@
 // and only after success, and the exit codes:
 //   0  success
 //   1  a device or runtime failure (or --check found wrong results, or memory that cannot be
-//      had: the message says for what and how much); no output is written
+//      had: the message says for what and how much, or result lines that stdout cannot take);
+//      no output is written
 //   2  bad arguments or bad input (missing, malformed, wrong dtype, mismatched shapes, a NaN or
 //      infinity in an input file, a --size beyond what can be indexed, a bad --device); the
 //      message names the file and element or the argument, and no output is written
