@@ -61,8 +61,7 @@ const ctrl::loop::Catalog& cuda_catalog() {
 }  // namespace
 
 const ctrl::loop::Catalog& catalog_for(const std::vector<ctrl::DeviceSpec>& devices) {
-  const bool gpu =
-      std::any_of(devices.begin(), devices.end(), [](const ctrl::DeviceSpec& d) { return d.kind == "cuda"; });
+  const bool gpu = std::any_of(devices.begin(), devices.end(), [](const ctrl::DeviceSpec& d) { return d.is_cuda(); });
   return gpu ? cuda_catalog() : catalog();
 }
 #else

@@ -283,7 +283,7 @@ const ProcessCores& process_cores() {
 std::vector<int> native_cores(const ctrl::DeviceSpec& device, std::string* note) {
   const std::vector<int>& usable = process_cores().usable;
   const int existing = process_cores().existing;
-  if (device.kind != "cpu" && device.kind != "offload") {
+  if (!device.on_cores()) {
     if (note) {
       *note = fmt::format("the OpenMP twin runs on CPU cores: ignoring device '{}', using cores {}", device.str(),
                           ctrl::format_cores(usable));
@@ -533,7 +533,7 @@ const char* flavor_field(Flavor flavor) {
 // device of another kind is ignored with a `note`, as the twin cannot run there.
 ctrl::DeviceSpec twin_device(Flavor flavor, ctrl::DeviceSpec device, std::vector<int>& cores, std::string& note) {
   if (flavor == Flavor::native) cores = native_cores(device, &note);
-  if (flavor == Flavor::native_cuda && device.kind != "cuda") {
+  if (flavor == Flavor::native_cuda && !device.is_cuda()) {
     note = fmt::format("the CUDA twin runs on a GPU: ignoring device '{}', using cuda:0", device.str());
     device = ctrl::parse_device("cuda:0");
   }

@@ -25,7 +25,7 @@ inline void check(cudaError_t e, const char* call) {
 // The GPU a twin runs on: cuda:N from --device, cuda:0 for any other kind. Makes it current and
 // lets its default memory pool keep freed memory (no unmapping and remapping between runs).
 inline int use_device(const ctrl::DeviceSpec& spec) {
-  const int dev = spec.kind == "cuda" && spec.index >= 0 ? spec.index : 0;
+  const int dev = spec.is_cuda() && spec.index >= 0 ? spec.index : 0;
   int count = 0;
   if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0)
     throw ctrl::DeviceError("cuda:" + std::to_string(dev) + ": " + ctrl::detail::no_cuda_device_reason(e));

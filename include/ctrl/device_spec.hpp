@@ -16,6 +16,11 @@ struct DeviceSpec {
   int index = -1;          // accelerator kinds: the device number
 
   std::string str() const;  // canonical text: "cpu:0-3", "cuda:0", "cpu"
+  // What is asked of a spec instead of comparing its kind's name: whether the device is host cores
+  // (cpu, offload: named by its cores, run by pinned workers) rather than a numbered accelerator,
+  // and whether it is an NVIDIA GPU (the cuda kind).
+  bool on_cores() const { return index < 0; }
+  bool is_cuda() const;
   friend bool operator==(const DeviceSpec&, const DeviceSpec&) = default;
 };
 

@@ -64,6 +64,13 @@ std::string format_cores(const std::vector<int>& cores) {
   return s;
 }
 
+namespace {
+// The one kind numbered rather than named by cores: "cuda:0".
+constexpr std::string_view cuda_kind = "cuda";
+}  // namespace
+
+bool DeviceSpec::is_cuda() const { return kind == cuda_kind; }
+
 std::string DeviceSpec::str() const {
   if (index >= 0) return fmt::format("{}:{}", kind, index);
   if (!cores.empty()) return fmt::format("{}:{}", kind, format_cores(cores));
@@ -83,12 +90,12 @@ DeviceSpec parse_device(std::string_view text) {
   DeviceSpec s;
   s.kind = std::string(kind);
   if (colon == std::string_view::npos) {
-    if (kind == "cuda") s.index = 0;  // "cuda" alone means the first GPU
+    if (kind == cuda_kind) s.index = 0;  // "cuda" alone means the first GPU
     return s;
   }
   const std::string_view arg = text.substr(colon + 1);
   if (arg.empty()) throw UsageError(fmt::format("device '{}': nothing after ':'", text));
-  if (kind == "cuda") {
+  if (kind == cuda_kind) {
     s.index = parse_int(arg, text, "device number");
   } else if (arg[0] == 'x') {
     s.count = parse_int(arg.substr(1), text, "core count");

@@ -160,7 +160,7 @@ std::vector<DeviceSpec> suggested_processors(const Machine& m, int cpu_groups) {
 }
 
 energy::DeviceSpec energy_device(const DeviceSpec& spec) {
-  if (spec.kind == "cuda") {
+  if (spec.is_cuda()) {
     // Matched to NVML by PCI bus id where CUDA gives one, so that CUDA's numbering (fastest GPU
     // first unless CUDA_DEVICE_ORDER=PCI_BUS_ID) cannot pair a GPU with another's meter.
     const auto index = static_cast<unsigned>(std::max(spec.index, 0));
@@ -169,7 +169,7 @@ energy::DeviceSpec energy_device(const DeviceSpec& spec) {
     }
     return energy::DeviceSpec::nvidia(index);
   }
-  if (spec.kind == "cpu" || spec.kind == "offload") {
+  if (spec.on_cores()) {
     std::vector<int> cores = spec.cores;
     if (cores.empty()) {
       std::vector<int> all;

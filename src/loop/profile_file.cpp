@@ -1,5 +1,6 @@
 #include <ctrl/loop/profile_file.hpp>
 
+#include <ctrl/device_spec.hpp>
 #include <ctrl/errors.hpp>
 #include <ctrl/io/csv.hpp>
 #include <ctrl/io/files.hpp>
@@ -453,8 +454,11 @@ namespace {
 // can supply.
 bool cpu_processor(const std::string& name) {
   const std::string spec = name.substr(name.rfind('/') == std::string::npos ? 0 : name.rfind('/') + 1);
-  const std::string kind = spec.substr(0, spec.find(':'));
-  return kind == "cpu" || kind == "offload";
+  try {
+    return parse_device(spec).on_cores();
+  } catch (const UsageError&) {
+    return false;  // not a device's name: no estimate can stand for it
+  }
 }
 
 }  // namespace

@@ -125,7 +125,7 @@ Team::Team(const std::vector<DeviceSpec>& devices, TeamOptions options) : option
   std::vector<std::pair<std::string, std::vector<int>>> groups;
   for (const auto& d : devices) {
     if (!names.insert(d.str()).second) throw UsageError(fmt::format("device {} is named twice", d.str()));
-    if (d.kind == "cpu" || d.kind == "offload") {
+    if (d.on_cores()) {
       auto cores = spec_cores(d);
       for (const auto& [other, theirs] : groups)
         for (const int c : cores)
@@ -153,7 +153,7 @@ Team::Team(const std::vector<DeviceSpec>& devices, TeamOptions options) : option
     std::size_t k = 0;
     for (auto& m : members_) {
       const auto& d = m->info.spec;
-      if (d.kind == "cpu" || d.kind == "offload")
+      if (d.on_cores())
         m->driver_cores = spec_cores(d);
       else if (!spare.empty())
         m->driver_cores = {spare[k++ % spare.size()]};

@@ -22,8 +22,6 @@ using nlohmann::json;
 
 namespace {
 
-bool cpu_style(const DeviceSpec& d) { return d.kind == "cpu" || d.kind == "offload"; }
-
 std::vector<json> parse_all(const std::vector<std::string>& texts) {
   std::vector<json> out;
   for (const auto& t : texts) out.push_back(json::parse(t));
@@ -48,7 +46,7 @@ DistributedTeam::DistributedTeam(Communicator& comm, const std::vector<DeviceSpe
     if (team_)
       for (std::size_t k = 0; k < team_->size(); ++k) {
         procs.push_back(encode(team_->info(k)));
-        cores.push_back(cpu_style(mine[k]) ? loop::spec_cores(mine[k]) : std::vector<int>{});
+        cores.push_back(mine[k].on_cores() ? loop::spec_cores(mine[k]) : std::vector<int>{});
       }
     me["processors"] = procs;
     me["cores"] = cores;
@@ -92,7 +90,7 @@ DistributedTeam::DistributedTeam(Communicator& comm, const std::vector<DeviceSpe
       const bool shared_core = std::any_of(ca.begin(), ca.end(), [&](int c) {
         return std::find(cores[b].begin(), cores[b].end(), c) != cores[b].end();
       });
-      if (shared_core || (!cpu_style(infos_[a].spec) && infos_[a].spec == infos_[b].spec))
+      if (shared_core || (!infos_[a].spec.on_cores() && infos_[a].spec == infos_[b].spec))
         throw loop::AgreedUsageError(fmt::format(
             "{} of rank {} and {} of rank {} are the same cores or device of host {}: every processor needs its own "
             "(give each rank its own devices in the selection, with 'rank N:' lines)",
