@@ -141,8 +141,8 @@ class WholeProblem final : public Problem {
   void prepare_host(Slot& s);
   static Tile<cfloat, 2>& host_tile(std::optional<Tile<cfloat, 2>>& t, index_t rows, index_t cols, const char* name);
   std::vector<std::size_t> active() const;
-  void check_columns(const Slot& s, index_t instance_rows, CheckNotes& notes) const;
-  std::vector<cdouble> column_of_rows(const Slot& s, index_t k2, index_t instance_rows) const;
+  double energy(const Slot& s) const;
+  void check_columns(const Slot& s, double energy, CheckNotes& notes) const;
 
   index_t m_, n_, first_;
   Tile<cfloat, 2> x_;
@@ -272,8 +272,8 @@ void WholeProblem::phase_one(Controller& c, Slot& me, Held& held, Tile<cfloat, 2
   }
 }
 
-// Waits for this block's launches, then for every block of the round; the time spent waiting for
-// the others goes to `into`.
+// Waits for every block of the round to reach this point; the time spent waiting for the others
+// goes to `into`.
 void WholeProblem::meet(double& into) {
   const auto arrived = Clock::now();
   barrier_.wait();
@@ -326,58 +326,50 @@ void WholeProblem::phase_two(Controller& c, Slot& me, Held& held, Tile<cfloat, 2
 
 // ---- checks and output -------------------------------------------------------------------------
 
-// Column k2 of phase 1's result over the instance's rows (zero beyond a lone block's rows), in
-// double precision: a direct N-point sum per row.
-std::vector<cdouble> WholeProblem::column_of_rows(const Slot& s, index_t k2, index_t instance_rows) const {
-  const std::vector<cdouble> twiddle = twiddles(static_cast<std::size_t>(n_));
-  std::vector<cdouble> y(static_cast<std::size_t>(instance_rows), cdouble(0, 0));
-  // The instance's row r: its block's row, in block order (together), or the lone block's.
-  std::vector<index_t> window_row(static_cast<std::size_t>(instance_rows), -1);
-  if (together_) {
-    for (const std::size_t q : active())
-      for (index_t i = 0; i < slots_[q].block.rows(); ++i)
-        window_row[static_cast<std::size_t>(slots_[q].row0 + i)] = slots_[q].block.begin + i;
-  } else {
-    for (index_t i = 0; i < s.block.rows(); ++i) window_row[static_cast<std::size_t>(i)] = s.block.begin + i;
-  }
-  host_parallel_for(instance_rows, [&](index_t b, index_t e) {
-    for (index_t r = b; r < e; ++r) {
-      const index_t w = window_row[static_cast<std::size_t>(r)];
-      if (w < 0) continue;
-      y[static_cast<std::size_t>(r)] = dft_at(x_.data() + static_cast<std::size_t>(w * n_),
-                                              static_cast<std::size_t>(n_), static_cast<std::size_t>(k2), twiddle);
-    }
-  });
-  return y;
+// |X|^2 over a slot's rows.
+double WholeProblem::energy(const Slot& s) const {
+  double e = 0;
+  for (index_t i = s.block.begin; i < s.block.end; ++i)
+    for (index_t j = 0; j < n_; ++j) e += std::norm(cdouble(x_(i, j)));
+  return e;
 }
 
 // Columns of F this slot computed (its first, middle and last) against a double-precision
-// transform: phase 1 as direct sums, phase 2 as reference_dft. The tolerance bounds float FFTs'
-// error in both phases: 10 u (log2 N + log2 M + 2) (sqrt(M) |X| + |y|), |X| over the rows read.
-void WholeProblem::check_columns(const Slot& s, index_t instance_rows, CheckNotes& notes) const {
+// transform: phase 1 as direct N-point sums over the instance's rows (zero beyond a lone block's),
+// phase 2 as reference_dft. The tolerance bounds float FFTs' error in both phases: 10 u (log2 N +
+// log2 M + 2) (sqrt(M) |X| + |y|), `energy` = |X|^2 over the rows read.
+void WholeProblem::check_columns(const Slot& s, double energy, CheckNotes& notes) const {
   if (s.cols == 0) return;
+  const index_t m = s.length;
   const double u = 0x1.0p-24;
-  const double c = 10 * u * (std::log2(static_cast<double>(n_)) + std::log2(static_cast<double>(instance_rows)) + 2);
-  double energy = 0;  // of the rows read
-  if (together_) {
-    for (const std::size_t q : active())
-      for (index_t i = slots_[q].block.begin; i < slots_[q].block.end; ++i)
-        for (index_t j = 0; j < n_; ++j) energy += std::norm(cdouble(x_(i, j)));
-  } else {
-    for (index_t i = s.block.begin; i < s.block.end; ++i)
-      for (index_t j = 0; j < n_; ++j) energy += std::norm(cdouble(x_(i, j)));
-  }
+  const double c = 10 * u * (std::log2(static_cast<double>(n_)) + std::log2(static_cast<double>(m)) + 2);
+  const std::vector<cdouble> twiddle = twiddles(static_cast<std::size_t>(n_));
+  // The instance's row r: its block's row, in block order (together), or the lone block's.
+  std::vector<index_t> window_row(static_cast<std::size_t>(m), -1);
+  auto place = [&](const Slot& q) {
+    for (index_t i = 0; i < q.block.rows(); ++i) window_row[static_cast<std::size_t>(q.row0 + i)] = q.block.begin + i;
+  };
+  if (together_)
+    for (const std::size_t q : active()) place(slots_[q]);
+  else
+    place(s);
   std::vector<index_t> sample{s.col0, s.col0 + s.cols / 2, s.col0 + s.cols - 1};
   sample.erase(std::unique(sample.begin(), sample.end()), sample.end());
   for (const index_t k2 : sample) {
-    const std::vector<cdouble> y = column_of_rows(s, k2, instance_rows);
+    std::vector<cdouble> y(static_cast<std::size_t>(m), cdouble(0, 0));
+    host_parallel_for(m, [&](index_t b, index_t e) {
+      for (index_t r = b; r < e; ++r)
+        if (const index_t w = window_row[static_cast<std::size_t>(r)]; w >= 0)
+          y[static_cast<std::size_t>(r)] = dft_at(x_.data() + static_cast<std::size_t>(w * n_),
+                                                  static_cast<std::size_t>(n_), static_cast<std::size_t>(k2), twiddle);
+    });
     double ey = 0;
     for (const cdouble& v : y) ey += std::norm(v);
     const std::vector<cdouble> ref = reference_dft(y);
-    const double tol = c * (std::sqrt(static_cast<double>(instance_rows) * energy) + std::sqrt(ey)) +
-                       std::numeric_limits<double>::min();
-    const cfloat* got = s.z->data() + static_cast<std::size_t>((k2 - s.col0) * s.length);
-    for (index_t k1 = 0; k1 < instance_rows; ++k1)
+    const double tol =
+        c * (std::sqrt(static_cast<double>(m) * energy) + std::sqrt(ey)) + std::numeric_limits<double>::min();
+    const cfloat* got = s.z->data() + static_cast<std::size_t>((k2 - s.col0) * m);
+    for (index_t k1 = 0; k1 < m; ++k1)
       notes.note(std::abs(cdouble(got[k1]) - ref[static_cast<std::size_t>(k1)]), tol, [&] {
         return fmt::format("F({}, {}) = ({:.7g}, {:.7g}) against ({:.7g}, {:.7g}) (tolerance {:.3g})", k1, k2,
                            got[k1].real(), got[k1].imag(), ref[static_cast<std::size_t>(k1)].real(),
@@ -408,12 +400,14 @@ Check WholeProblem::verify(const std::vector<Block>& blocks) const {
     }
     mine.push_back(&*it);
   }
-  double ex = 0, ef = 0;
+  // |X|^2 of the rows each slot's columns were computed from: the whole instance's together.
+  double ex = 0;
+  if (together_)
+    for (const std::size_t q : active()) ex += energy(slots_[q]);
+  double ef = 0;
   index_t total = 0;
   for (const Slot* s : mine) {
     total += s->block.rows();
-    for (index_t i = s->block.begin; i < s->block.end; ++i)
-      for (index_t j = 0; j < n_; ++j) ex += std::norm(cdouble(x_(i, j)));
     check.rows_checked += static_cast<std::size_t>(s->block.rows());
     if (s->cols == 0) continue;  // a block with no column of its own (its rows went to the others)
     if (!s->z || s->z->extent(0) != s->cols || s->z->extent(1) != s->length) {
@@ -433,7 +427,7 @@ Check WholeProblem::verify(const std::vector<Block>& blocks) const {
       }
       ef += std::norm(cdouble(v));
     }
-    check_columns(*s, s->length, notes);
+    check_columns(*s, together_ ? ex : energy(*s), notes);
   }
   // Together, and every block asked for: the whole transform's energy (Parseval), which catches
   // an element of a column no check samples.
@@ -532,10 +526,8 @@ void Place::cpu_library(CpuContext& ctx, InOut<cfloat, 2> s, In<cfloat, 2> piece
   });
 }
 
-std::unique_ptr<Workload> whole_workload() { return std::make_unique<WholeWorkload>(); }
-
 }  // namespace apps::fft2d
 
 namespace apps {
-std::unique_ptr<ctrl::loop::Workload> fft2d_whole_workload() { return fft2d::whole_workload(); }
+std::unique_ptr<ctrl::loop::Workload> fft2d_whole_workload() { return std::make_unique<fft2d::WholeWorkload>(); }
 }  // namespace apps

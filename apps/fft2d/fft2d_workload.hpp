@@ -84,8 +84,4 @@ class Fft2dWorkload final : public Workload {
 // the whole instance holds. fft2d and fft2d-whole alike.
 void fill_input(Tile<cfloat, 2>& x, std::uint64_t seed, index_t first_row);
 
-// The whole 2-D DFT of an M x N matrix in two phases split across the processors (fft2d_whole.cpp,
-// docs/loop.md "The whole 2-D FFT").
-std::unique_ptr<Workload> whole_workload();
-
 }  // namespace apps::fft2d
