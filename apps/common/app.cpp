@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -99,6 +100,18 @@ void require_fits(const Shape& shape, std::string_view what) {
   } catch (const ctrl::UsageError& e) {
     throw BadInput(fmt::format("{}: {}", what, e.what()));
   }
+}
+
+void require_int_extents(const Inputs& in, std::string_view name, std::string_view library_takes) {
+  for (const std::size_t e : in.shape(name))
+    if (e > static_cast<std::size_t>(INT_MAX))
+      throw BadInput(fmt::format("{}: input '{}' has an extent beyond what {} ({})", in.origin(name), name,
+                                 library_takes, INT_MAX));
+}
+
+void require_int_size(const std::vector<std::int64_t>& size, std::string_view library_takes) {
+  for (const std::int64_t e : size)
+    if (e > INT_MAX) throw BadInput(fmt::format("--size: extent {} is beyond what {} ({})", e, library_takes, INT_MAX));
 }
 
 Shape rows_cols(const std::vector<std::int64_t>& size) {

@@ -96,6 +96,12 @@ void require_positive(const Inputs& in, std::string_view name, std::string_view 
 // (ctrl::checked_elements), checked before it is allocated; BadInput "WHAT: ... exceed the limit".
 void require_fits(const Shape& shape, std::string_view what);
 
+// Extents a library counts as int (BLAS, FFTW, cuFFT): every extent of input `name`, or of a
+// --size, at most INT_MAX; BadInput naming the file or --size, and `library_takes` ("BLAS takes").
+// A --size is checked before its inputs are made, not after gigabytes of them were generated.
+void require_int_extents(const Inputs& in, std::string_view name, std::string_view library_takes);
+void require_int_size(const std::vector<std::int64_t>& size, std::string_view library_takes);
+
 // "ROWS [COLS]" sizes (COLS defaults to ROWS) as a shape.
 Shape rows_cols(const std::vector<std::int64_t>& size);
 

@@ -8,7 +8,6 @@
 #include "common/app.hpp"
 #include "fft2d/fft2d_reference.hpp"
 
-#include <climits>
 #include <cmath>
 #include <complex>
 #include <string>
@@ -73,17 +72,10 @@ inline Problem fft2d_problem() {
     if (s[2] != 2)
       throw BadInput(in.origin("x") + ": input 'x' is " + shape_str(s) +
                      "; fft2d takes M x N x 2 (each element's real and imaginary parts)");
-    if (s[0] > static_cast<std::size_t>(INT_MAX) || s[1] > static_cast<std::size_t>(INT_MAX))
-      throw BadInput(in.origin("x") + ": input 'x' has an extent beyond what FFTW and cuFFT take (" +
-                     std::to_string(INT_MAX) + ")");
+    require_int_extents(in, "x", "FFTW and cuFFT take");
   };
   // FFTW and cuFFT count in int: an extent beyond it is refused before the inputs are made.
-  p.check_size = [](const std::vector<std::int64_t>& size) {
-    for (const std::int64_t e : size)
-      if (e > INT_MAX)
-        throw BadInput("--size: extent " + std::to_string(e) + " is beyond what FFTW and cuFFT take (" +
-                       std::to_string(INT_MAX) + ")");
-  };
+  p.check_size = [](const std::vector<std::int64_t>& size) { require_int_size(size, "FFTW and cuFFT take"); };
   p.size_shapes = [](const std::vector<std::int64_t>& size) {
     const Shape s = rows_cols(size);
     return std::vector<Shape>{{s[0], s[1], 2}, {s[0], s[1], 2}};

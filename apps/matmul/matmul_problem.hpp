@@ -3,7 +3,6 @@
 #include "common/app.hpp"
 #include "matmul/matmul_reference.hpp"
 
-#include <climits>
 #include <string>
 
 namespace apps {
@@ -36,27 +35,13 @@ inline Problem matmul_problem(MatMulParams& params) {
                      in.origin("a") + ") has " + std::to_string(a[1]) +
                      " columns; matmul needs a (m x k) and b (k x n)");
     }
-    for (const char* name : {"a", "b"}) {
-      for (std::size_t e : in.shape(name)) {
-        if (e > static_cast<std::size_t>(INT_MAX)) {
-          throw BadInput(in.origin(name) + ": input '" + name + "' has an extent beyond what BLAS takes (" +
-                         std::to_string(INT_MAX) + ")");
-        }
-      }
-    }
+    for (const char* name : {"a", "b"}) require_int_extents(in, name, "BLAS takes");
     require_fits({a[0], b[1]}, in.origin("a") + " and " + in.origin("b") + ": output 'c'");
   };
   // a (m x k), b (k x n), c (m x n).
   // BLAS counts in int: an extent beyond it is refused before the inputs are made, not by
   // check_inputs after gigabytes of them were generated.
-  p.check_size = [](const std::vector<std::int64_t>& size) {
-    for (const std::int64_t e : size) {
-      if (e > INT_MAX) {
-        throw BadInput("--size: extent " + std::to_string(e) + " is beyond what BLAS takes (" +
-                       std::to_string(INT_MAX) + ")");
-      }
-    }
-  };
+  p.check_size = [](const std::vector<std::int64_t>& size) { require_int_size(size, "BLAS takes"); };
   p.size_shapes = [](const std::vector<std::int64_t>& size) {
     const auto m = static_cast<std::size_t>(size[0]);
     const auto k = size.size() > 1 ? static_cast<std::size_t>(size[1]) : m;
