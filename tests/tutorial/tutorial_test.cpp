@@ -4,10 +4,11 @@
 #include <ctrl/io/npy.hpp>
 #include <ctrl/loop.hpp>
 
+#include "scratch_dir.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -80,8 +81,7 @@ TEST(Tutorial, RolesDecideWhatMoves) {
 }
 
 TEST(Tutorial, AStencilSplitGivesTheOneControllerResult) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "ctrl-tutorial";
-  std::filesystem::create_directories(dir);
+  const ctrl::test::ScratchDir dir("ctrl-tutorial");
   const std::string split_file = (dir / "split.npy").string(), one_file = (dir / "one.npy").string();
   // tutorial: stencil
   using namespace ctrl::loop;
@@ -121,7 +121,6 @@ TEST(Tutorial, AStencilSplitGivesTheOneControllerResult) {
   const auto a = ctrl::npy::load<float>(split_file), b = ctrl::npy::load<float>(one_file);
   EXPECT_EQ(a.shape, b.shape);
   EXPECT_EQ(a.data, b.data);  // the same floating-point operations, element by element
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
