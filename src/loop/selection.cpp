@@ -25,7 +25,8 @@ bool valid_host_name(std::string_view h) {
          std::all_of(h.begin(), h.end(), [](char c) { return c > ' ' && c < 127 && c != '/' && c != ':' && c != '#'; });
 }
 
-std::string_view trim(std::string_view s) {
+// Without the blanks and carriage returns at its ends (a line of a file written on Windows).
+std::string_view trim_line(std::string_view s) {
   const auto b = s.find_first_not_of(" \t\r");
   if (b == std::string_view::npos) return {};
   const auto e = s.find_last_not_of(" \t\r");
@@ -57,27 +58,27 @@ Selection parse_selection(std::string_view text, const std::string& path) {
     at = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
     ++number;
     if (const auto hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
-    line = trim(line);
+    line = trim_line(line);
     if (line.empty()) continue;
     const auto where = [&] { return fmt::format("{}:{}", path, number); };
     const auto colon = line.find(':');
     if (colon == std::string_view::npos)
       throw UsageError(
           fmt::format("{}: expected 'rank N: DEVICES', 'host NAME: DEVICES' or '*: DEVICES', got '{}'", where(), line));
-    const std::string_view who = trim(line.substr(0, colon));
+    const std::string_view who = trim_line(line.substr(0, colon));
     SelectionLine entry;
     entry.line = number;
     if (who == "*") {
       entry.who = SelectionLine::Who::any;
     } else if (who.starts_with("rank ") || who.starts_with("rank\t")) {
-      const std::string_view n = trim(who.substr(5));
+      const std::string_view n = trim_line(who.substr(5));
       entry.who = SelectionLine::Who::rank;
       const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), entry.rank);
       if (ec != std::errc() || end != n.data() + n.size() || entry.rank < 0)
         throw UsageError(fmt::format("{}: '{}' is not a rank number (0, 1, ...)", where(), n));
     } else if (who.starts_with("host ") || who.starts_with("host\t")) {
       entry.who = SelectionLine::Who::host;
-      entry.host = std::string(trim(who.substr(5)));
+      entry.host = std::string(trim_line(who.substr(5)));
       if (!valid_host_name(entry.host))
         throw UsageError(fmt::format("{}: '{}' is not a host name", where(), entry.host));
     } else {
