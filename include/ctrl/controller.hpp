@@ -10,6 +10,7 @@
 // as a ctrl::KernelError / ctrl::DeviceError; the controller stays usable.
 #pragma once
 #include <ctrl/detail/bound_kernel.hpp>
+#include <ctrl/detail/host_task.hpp>
 #include <ctrl/device_spec.hpp>
 #include <ctrl/errors.hpp>
 #include <ctrl/graph.hpp>
@@ -119,6 +120,35 @@ class Controller {
     submit(body, variant, space, uses, detail::count_tiles(Params{}));
   }
 
+  // Queues f(args...) to run on the host in this controller's queue order: after the launches
+  // queued before it have finished, before those queued after it start; returns at once. f is a
+  // function or a lambda whose parameters are a kernel's (docs/model.md, "Host tasks"): its tile
+  // parameters are views of the tiles' host memory, made current for In and InOut ones (copied
+  // home first where the device holds newer data); what it writes through Out and InOut ones
+  // reaches the device when a later launch reads it. The tiles must be attached here; values
+  // are copied when queued.
+  //
+  //   gpu.launch<Step>(space, grid);
+  //   gpu.host_task([](ctrl::In<float, 2> g, ctrl::Out<double> norm) { norm[0] = max_abs(g); }, grid, norm);
+  //   gpu.launch<Step>(space, grid);  // runs after the task; nothing waited on the host
+  //
+  // An exception from f fails the task as a kernel's fails its launch: a KernelError at the next
+  // wait() or detach(), naming the task and the controller; later work still runs. f runs on a
+  // thread of the controller's queue and must not call a controller itself (a UsageError there).
+  template <class F, class... A>
+  void host_task(F&& f, A&&... args) {
+    using Params = detail::host_task_params_t<F>;
+    static_assert(Params::size == sizeof...(A),
+                  "host_task: the number of arguments differs from the task's parameters");
+    static_assert((!is_ref_v<std::remove_cvref_t<A>> && ...),
+                  "host_task: ctrl::ref binds values of recorded launches; a host task copies its values when queued");
+    detail::TileUse uses[detail::count_tiles(Params{}) + 1];
+    collect_uses(uses, Params{}, args...);
+    submit_host_task(
+        std::make_unique<detail::BoundHostTask<std::decay_t<F>, Params>>(std::forward<F>(f), std::forward<A>(args)...),
+        uses, detail::count_tiles(Params{}));
+  }
+
   // Records the launches f makes on this controller, without running them, as a graph that
   // replay() runs again (include/ctrl/graph.hpp has the rules). The launches are checked as they
   // are recorded, as any launch is. While f runs, this controller only records: attach, detach,
@@ -206,6 +236,7 @@ class Controller {
                        const std::shared_ptr<detail::TileState>& source, index_t from);
   void submit(detail::LaunchBody& body, Variant variant, const Threads& space, const detail::TileUse* uses,
               std::size_t n_uses);
+  void submit_host_task(std::unique_ptr<detail::HostTaskBody> body, const detail::TileUse* uses, std::size_t n_uses);
   void begin_recording();
   Graph end_recording();
   void abort_recording() noexcept;

@@ -1,6 +1,7 @@
 // Controller: the public face; everything is forwarded to the device-independent core, with the
 // device parts built by the registered kind.
 #include "controller_core.hpp"
+#include "host_task.hpp"
 
 #include <fmt/format.h>
 
@@ -44,27 +45,59 @@ Controller::Controller(const DeviceSpec& device, const ControllerOptions& option
 
 Controller::~Controller() = default;
 
-void Controller::attach_state(const std::shared_ptr<detail::TileState>& s) { core_->attach(s); }
-void Controller::detach_states(const std::vector<std::shared_ptr<detail::TileState>>& s) { core_->detach(s); }
-void Controller::take_states(const std::vector<std::shared_ptr<detail::TileState>>& s) { core_->take(s); }
-void Controller::create_internal_state(const std::shared_ptr<detail::TileState>& s) { core_->create_internal(s); }
-void Controller::destroy_internal_state(const std::shared_ptr<detail::TileState>& s) { core_->destroy_internal(s); }
+void Controller::attach_state(const std::shared_ptr<detail::TileState>& s) {
+  detail::refuse_inside_host_task("attach", core_->name());
+  core_->attach(s);
+}
+void Controller::detach_states(const std::vector<std::shared_ptr<detail::TileState>>& s) {
+  detail::refuse_inside_host_task("detach", core_->name());
+  core_->detach(s);
+}
+void Controller::take_states(const std::vector<std::shared_ptr<detail::TileState>>& s) {
+  detail::refuse_inside_host_task("take", core_->name());
+  core_->take(s);
+}
+void Controller::create_internal_state(const std::shared_ptr<detail::TileState>& s) {
+  detail::refuse_inside_host_task("create_internal", core_->name());
+  core_->create_internal(s);
+}
+void Controller::destroy_internal_state(const std::shared_ptr<detail::TileState>& s) {
+  detail::refuse_inside_host_task("destroy_internal", core_->name());
+  core_->destroy_internal(s);
+}
 void Controller::update_rows(const std::shared_ptr<detail::TileState>& s, index_t begin, index_t end, bool to_host) {
+  detail::refuse_inside_host_task(to_host ? "update_host" : "update_device", core_->name());
   core_->update_rows(s, begin, end, to_host);
 }
 void Controller::copy_rows_state(const std::shared_ptr<detail::TileState>& s, index_t begin, index_t end,
                                  const std::shared_ptr<detail::TileState>& source, index_t from) {
+  detail::refuse_inside_host_task("copy_rows", core_->name());
   core_->copy_rows(s, begin, end, source, from);
 }
 void Controller::submit(detail::LaunchBody& body, Variant variant, const Threads& space, const detail::TileUse* uses,
                         std::size_t n_uses) {
+  detail::refuse_inside_host_task("launch", core_->name());
   core_->submit(body, variant, space, uses, n_uses);
 }
-void Controller::wait() { core_->wait(); }
-void Controller::begin_recording() { core_->begin_recording(); }
+void Controller::submit_host_task(std::unique_ptr<detail::HostTaskBody> body, const detail::TileUse* uses,
+                                  std::size_t n_uses) {
+  detail::refuse_inside_host_task("host_task", core_->name());
+  core_->submit_host_task(std::move(body), uses, n_uses);
+}
+void Controller::wait() {
+  detail::refuse_inside_host_task("wait", core_->name());
+  core_->wait();
+}
+void Controller::begin_recording() {
+  detail::refuse_inside_host_task("record", core_->name());
+  core_->begin_recording();
+}
 Graph Controller::end_recording() { return Graph(core_->end_recording()); }
 void Controller::abort_recording() noexcept { core_->abort_recording(); }
-void Controller::replay(const Graph& graph, std::uint64_t times) { core_->replay(graph.state_, times); }
+void Controller::replay(const Graph& graph, std::uint64_t times) {
+  detail::refuse_inside_host_task("replay", core_->name());
+  core_->replay(graph.state_, times);
+}
 std::size_t Graph::launches() const { return state_ ? state_->launches.size() : 0; }
 std::string Graph::controller() const { return state_ ? state_->controller_name : std::string(); }
 const DeviceSpec& Controller::spec() const { return core_->spec(); }

@@ -34,6 +34,8 @@ class ControllerCore {
   // runs tasks later (a queue thread); an inline queue (CUDA streams) runs it from here.
   void submit(LaunchBody& body, Variant variant, const Threads& space, const TileUse* uses, std::size_t n_uses);
   void wait();
+  // host_task.cpp: a host task's copies home and its record, then the task queued (Controller::host_task).
+  void submit_host_task(std::unique_ptr<HostTaskBody> body, const TileUse* uses, std::size_t n_uses);
 
   // Recorded launches (recording.cpp): while a recording is open, submit() records instead of
   // queuing, and the calls that would move data or wait are refused.
@@ -73,6 +75,7 @@ class ControllerCore {
                   std::span<const Copy> copies, std::span<const OutCheck> checks, std::uint64_t number,
                   const ReplayPosition* in_replay = nullptr);
   void check_owned(const TileState& t, const char* what, const char* kernel) const;
+  void run_host_task(HostTaskBody& body, void* const* ptrs, std::uint64_t number);
   void forget(const TileState& t);
   void raise_pending_error();
   [[noreturn]] void report_moved(const std::vector<std::string>& moved) const;
@@ -118,6 +121,7 @@ class ControllerCore {
   bool shared_;
   bool check_out_;  // checking mode for Out parameters (ControllerOptions::check_out)
   std::uint64_t launches_ = 0;
+  std::uint64_t host_tasks_ = 0;
   std::uint64_t id_;                         // tells controllers apart (a graph names the one it replays on)
   std::unique_ptr<GraphState> recording_;    // open recording, or null
   std::atomic<bool> recording_open_{false};  // recording_ != null, read without the lock

@@ -121,6 +121,16 @@ class Queue {
     wait(ticket);
     return ticket;
   }
+  // A host task (Controller::host_task): `copies` (the device's copies home) runs as a task,
+  // then `host` on a host thread once everything queued before it has finished; tasks queued
+  // after start after it. A failure of `copies` skips `host`. Queue threads run both as one task;
+  // a queue that only enqueues device work (CUDA streams) puts `host` in its streams' order.
+  virtual std::uint64_t submit_host(Task copies, Task host) {
+    return submit([copies = std::move(copies), host = std::move(host)] {
+      copies();
+      host();
+    });
+  }
   virtual std::uint64_t last_ticket() const = 0;
   // Returns once the task with this ticket, and every task before it, has finished.
   virtual void wait(std::uint64_t ticket) = 0;

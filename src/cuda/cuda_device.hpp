@@ -89,6 +89,15 @@ class CudaDevice final : public CudaContext {
   LaunchRecord read_launch() const;
   std::string last_launch() const;  // "after launch #3 of kernel 'k' (generic, grid 4x1x1, block 256x1x1)"
 
+  // Host tasks on the copy stream (cudaLaunchHostFunc): enqueued, and finished. A copy from
+  // pageable host memory may read it when enqueued rather than in stream order, so while a host
+  // task may still write that memory such a copy waits for the stream first (CudaMemory::copy_in).
+  void host_call_enqueued() { host_calls_enqueued_.fetch_add(1, std::memory_order_relaxed); }
+  void host_call_done() { host_calls_done_.fetch_add(1, std::memory_order_release); }
+  bool host_calls_pending() const {
+    return host_calls_done_.load(std::memory_order_acquire) != host_calls_enqueued_.load(std::memory_order_relaxed);
+  }
+
   // Waits for everything enqueued so far on both streams. Returns null, or the DeviceError of an
   // asynchronous failure naming the call that reported it and the last launch.
   std::exception_ptr synchronize();
@@ -104,6 +113,7 @@ class CudaDevice final : public CudaContext {
   bool copies_unjoined_ = false, compute_unjoined_ = false;
   std::atomic<std::uint64_t> copies_enqueued_{0}, compute_enqueued_{0};
   std::atomic<std::uint64_t> copies_synced_{0}, compute_synced_{0};
+  std::atomic<std::uint64_t> host_calls_enqueued_{0}, host_calls_done_{0};
 
   cublasHandle_t cublas_ = nullptr;
   std::map<std::tuple<int, int, int, int, int, int>, cufftHandle> plans_;

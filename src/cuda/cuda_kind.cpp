@@ -174,6 +174,8 @@ class CudaMemory final : public MemorySpace {
     if (bytes == 0) return;
     dev_->make_current();
     for (const HostPiece& piece : host_pieces(const_cast<void*>(host), bytes)) {
+      if (!piece.pinned && dev_->host_calls_pending())
+        check(cudaStreamSynchronize(dev_->copy_stream()), dev_->label(), "cudaStreamSynchronize");
       const cudaError_t e = cudaMemcpyAsync(static_cast<char*>(device) + piece.offset, piece.host, piece.bytes,
                                             cudaMemcpyHostToDevice, dev_->copy_stream());
       if (e != cudaSuccess) {
@@ -290,6 +292,26 @@ class StreamQueue final : public Queue {
     }
     return ticket;
   }
+  // The copies home on the copy stream, then the task as a host function after them (and, joined
+  // by before_copy_out, after the kernels before it); later kernels wait for the copy stream.
+  std::uint64_t submit_host(Task copies, Task host) override {
+    const std::uint64_t ticket = submitted_.load(std::memory_order_relaxed) + 1;
+    submitted_.store(ticket, std::memory_order_release);
+    try {
+      copies();
+      dev_->make_current();
+      dev_->before_copy_out();
+      auto call = std::make_unique<HostCall>(HostCall{this, std::move(host)});
+      check(cudaLaunchHostFunc(dev_->copy_stream(), &StreamQueue::run_host_call, call.get()), dev_->label(),
+            "cudaLaunchHostFunc");
+      call.release();  // run_host_call frees it
+      dev_->host_call_enqueued();
+      dev_->enqueued_on_copies();
+    } catch (...) {
+      record(std::current_exception());
+    }
+    return ticket;
+  }
   std::uint64_t last_ticket() const override { return submitted_.load(std::memory_order_acquire); }
   void wait(std::uint64_t /*ticket*/) override {
     // One order on each stream: waiting for all of it waits for the ticket.
@@ -304,6 +326,20 @@ class StreamQueue final : public Queue {
   void start(std::function<void()> /*on_thread_start*/) override {}  // no thread to start
 
  private:
+  struct HostCall {
+    StreamQueue* queue;
+    Task task;
+  };
+  // On CUDA's callback thread; a failure is kept for the next wait, as a kernel's is.
+  static void CUDART_CB run_host_call(void* p) {
+    std::unique_ptr<HostCall> call(static_cast<HostCall*>(p));
+    try {
+      call->task();
+    } catch (...) {
+      call->queue->record(std::current_exception());
+    }
+    call->queue->dev_->host_call_done();
+  }
   void record(std::exception_ptr e) {
     std::lock_guard lock(error_mutex_);
     if (!error_) error_ = std::move(e);

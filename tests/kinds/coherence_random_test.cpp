@@ -1,6 +1,6 @@
 // The coherence record under random use: thousands of random sequences of attach, detach,
-// create_internal, destroy_internal, take, copy_rows, launches with random roles, host reads and
-// writes and waits, over several tiles (among them overlapping and nested sub-tiles of one array,
+// create_internal, destroy_internal, take, copy_rows, launches and host tasks with random roles,
+// host reads and writes and waits, over several tiles (among them overlapping and nested sub-tiles of one array,
 // and internal tiles) and two controllers of the kinds under test (every ordered pair), compared with a sequential
 // reference run on plain host arrays. Illegal operations are attempted too: the reference says
 // which must fail, and they must fail with a UsageError and change nothing. On kinds with their
@@ -218,8 +218,10 @@ class Sequence {
       do_attach(rng_.chance(75) ? pick(s, [&](const Slot& t) { return attachable(t); }) : s, c);
     else if (op < 32)
       do_detach(rng_.chance(90) ? pick(s, [](const Slot& t) { return t.owner >= 0; }) : s, c);
-    else if (op < 74)
+    else if (op < 68)
       do_launch(c);
+    else if (op < 74)
+      do_host_task(c);
     else if (op < 80)
       do_take(rng_.chance(90) ? pick(s, [](const Slot& t) { return t.owner >= 0; }) : s, c);
     else if (op < 85)
@@ -527,6 +529,59 @@ class Sequence {
       t.host_valid = false;
       if (t.internal) t.defined = true;  // Out writes whole tiles; InOut needs a defined one
     }
+  }
+
+  // Controller::host_task with random roles over tiles of controller c (docs/model.md, "Host
+  // tasks"): In and InOut tiles come home first where the device copy is newer; what the task
+  // writes is then the current copy.
+  void do_host_task(int c) {
+    std::vector<Slot*> mine;
+    for (Slot& t : slots_)
+      if (t.owner == c && !t.internal && t.rows > 0) mine.push_back(&t);
+    if (mine.empty()) return;
+    Slot& a = *mine[static_cast<std::size_t>(rng_.below(static_cast<int>(mine.size())))];
+    Slot& b = *mine[static_cast<std::size_t>(rng_.below(static_cast<int>(mine.size())))];
+    const u32 v = rng_.word();
+    const bool two = &a != &b && !overlap(a, b) && rng_.chance(60);
+    log_ << "host_task " << (two ? "out_in(" : "inout(") << a.tile.name() << (two ? " " + b.tile.name() : "") << ") c"
+         << c << "; ";
+    if (two) {  // a written whole from b (b's rows repeat where a has more)
+      if (!attempt(true, "host_task", [&] {
+            ctl(c).host_task(
+                [](ctrl::Out<u32, 2> o, ctrl::In<u32, 2> i, u32 k) {
+                  for (index_t r = 0; r < o.extent(0); ++r)
+                    for (index_t col = 0; col < cols; ++col) o(r, col) = i(r % i.extent(0), col) ^ k;
+                },
+                a.tile, b.tile, v);
+          }))
+        return;
+      for (index_t r = 0; r < a.rows; ++r)
+        for (index_t col = 0; col < cols; ++col) at(a, r, col) = at(b, r % b.rows, col) ^ v;
+      come_home(b, c);
+    } else {
+      if (!attempt(true, "host_task", [&] {
+            ctl(c).host_task(
+                [](ctrl::InOut<u32, 2> x, u32 k) {
+                  for (index_t r = 0; r < x.extent(0); ++r)
+                    for (index_t col = 0; col < cols; ++col) x(r, col) = x(r, col) * 5U + k;
+                },
+                a.tile, v);
+          }))
+        return;
+      come_home(a, c);
+      for (index_t r = 0; r < a.rows; ++r)
+        for (index_t col = 0; col < cols; ++col) at(a, r, col) = at(a, r, col) * 5U + v;
+    }
+    a.host_valid = true;
+    a.device_valid = false;
+  }
+  // A host task reads s: its device copy comes home if newer (both copies then current).
+  void come_home(Slot& s, int c) {
+    if (separate(c) && !s.host_valid) {
+      count(predicted_[static_cast<std::size_t>(c)].bytes_out, predicted_[static_cast<std::size_t>(c)].copies_out,
+            s.tile.bytes());
+    }
+    s.host_valid = true;
   }
 
   void finish() {

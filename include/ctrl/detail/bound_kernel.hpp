@@ -54,6 +54,52 @@ struct stored_tuple<Refs, std::index_sequence<I...>, P...> {
 
 [[noreturn]] void throw_not_compiled_for_cuda(const char* kernel);
 
+// Slot i: the position of parameter i among the tile parameters (its index into the pointers a
+// body receives); 0 for value parameters.
+template <class... P>
+constexpr std::array<std::size_t, sizeof...(P) + 1> tile_slots() {
+  std::array<std::size_t, sizeof...(P) + 1> slot{};
+  constexpr bool is_tile[] = {is_tile_param_v<P>..., false};
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < sizeof...(P); ++i) slot[i] = is_tile[i] ? next++ : 0;
+  return slot;
+}
+
+// What a body keeps of argument `a` for parameter Param: a tile's extents (the tile checked
+// against the parameter at compile time), a value, or a value bound by ctrl::ref.
+template <class Param, bool Bound, class A>
+typename stored_param<Param, is_tile_param_v<Param>, Bound>::type store_param(A&& a) {
+  using Q = std::remove_cvref_t<Param>;
+  if constexpr (Bound) {
+    static_assert(!is_tile_param_v<Q>, "ctrl::ref binds value parameters; a tile parameter takes the tile");
+    static_assert(std::is_same_v<std::remove_cvref_t<decltype(*a.ptr)>, Q>,
+                  "ctrl::ref binds a variable of the value parameter's exact type");
+    return {*a.ptr, a.ptr};
+  } else if constexpr (is_tile_param_v<Q>) {
+    using Arg = std::remove_cvref_t<A>;
+    static_assert(is_tile_v<Arg>, "a tile parameter (In/Out/InOut) takes a ctrl::Tile argument");
+    static_assert(std::is_same_v<std::remove_const_t<typename Arg::element_type>, typename role_of<Q>::element>,
+                  "a tile argument's element type differs from the kernel parameter's");
+    static_assert(!std::is_const_v<typename Arg::element_type> || role_of<Q>::value == Role::in,
+                  "a tile of const elements (wrapped const memory) can only be taken as In");
+    static_assert(Arg::rank == role_of<Q>::rank, "a tile argument's rank differs from the kernel parameter's");
+    TileExtents<role_of<Q>::rank> e{};
+    for (std::size_t d = 0; d < Arg::rank; ++d) e.ext[d] = a.extent(d);
+    return e;
+  } else {
+    static_assert(!is_tile_v<std::remove_cvref_t<A>>, "a value parameter cannot take a ctrl::Tile argument");
+    return Q(std::forward<A>(a));
+  }
+}
+
+// Tile parameter Q as a view of `ptr`, the tile's memory where the body runs.
+template <class Q, std::size_t N>
+Q make_view(void* ptr, const TileExtents<N>& e) {
+  using E = typename role_of<Q>::element;
+  using Ptr = std::conditional_t<role_of<Q>::value == Role::in, const E*, E*>;
+  return Q(static_cast<Ptr>(ptr), e.ext);
+}
+
 // Refs: bit i set when argument i is a ctrl::Ref (the body then keeps the variable's address).
 template <class K, bool Nvcc, class List, std::uint32_t Refs = 0>
 class BoundKernel;
@@ -62,13 +108,7 @@ template <class K, bool Nvcc, class... P, std::uint32_t Refs>
 class BoundKernel<K, Nvcc, param_list<P...>, Refs> final : public LaunchBody {
   using Stored = typename stored_tuple<Refs, std::index_sequence_for<P...>, P...>::type;
   static constexpr bool is_bound(std::size_t i) { return ((Refs >> i) & 1U) != 0; }
-  static constexpr std::array<std::size_t, sizeof...(P) + 1> tile_slot = [] {
-    std::array<std::size_t, sizeof...(P) + 1> slot{};
-    constexpr bool is_tile[] = {is_tile_param_v<P>..., false};
-    std::size_t next = 0;
-    for (std::size_t i = 0; i < sizeof...(P); ++i) slot[i] = is_tile[i] ? next++ : 0;
-    return slot;
-  }();
+  static constexpr auto tile_slot = tile_slots<P...>();
 
  public:
   template <class... A>
@@ -146,7 +186,7 @@ class BoundKernel<K, Nvcc, param_list<P...>, Refs> final : public LaunchBody {
  private:
   template <std::size_t... I, class... A>
   BoundKernel(std::index_sequence<I...>, const K& kernel, A&&... args)
-      : kernel_(kernel), stored_(store<P, is_bound(I)>(std::forward<A>(args))...) {}
+      : kernel_(kernel), stored_(store_param<P, is_bound(I)>(std::forward<A>(args))...) {}
 
   // Bytes compared, not operator==: a value type need not have one, and a NaN equals itself here.
   template <std::size_t I>
@@ -166,43 +206,15 @@ class BoundKernel<K, Nvcc, param_list<P...>, Refs> final : public LaunchBody {
     }
   }
 
-  template <class Param, bool Bound, class A>
-  static typename stored_param<Param, is_tile_param_v<Param>, Bound>::type store(A&& a) {
-    using Q = std::remove_cvref_t<Param>;
-    if constexpr (Bound) {
-      static_assert(!is_tile_param_v<Q>, "ctrl::ref binds value parameters; a tile parameter takes the tile");
-      static_assert(std::is_same_v<std::remove_cvref_t<decltype(*a.ptr)>, Q>,
-                    "ctrl::ref binds a variable of the value parameter's exact type");
-      return {*a.ptr, a.ptr};
-    } else if constexpr (is_tile_param_v<Q>) {
-      using Arg = std::remove_cvref_t<A>;
-      static_assert(is_tile_v<Arg>, "a tile parameter (In/Out/InOut) takes a ctrl::Tile argument");
-      static_assert(std::is_same_v<std::remove_const_t<typename Arg::element_type>, typename role_of<Q>::element>,
-                    "a tile argument's element type differs from the kernel parameter's");
-      static_assert(!std::is_const_v<typename Arg::element_type> || role_of<Q>::value == Role::in,
-                    "a tile of const elements (wrapped const memory) can only be taken as In");
-      static_assert(Arg::rank == role_of<Q>::rank, "a tile argument's rank differs from the kernel parameter's");
-      TileExtents<role_of<Q>::rank> e{};
-      for (std::size_t d = 0; d < Arg::rank; ++d) e.ext[d] = a.extent(d);
-      return e;
-    } else {
-      static_assert(!is_tile_v<std::remove_cvref_t<A>>, "a value parameter cannot take a ctrl::Tile argument");
-      return Q(std::forward<A>(a));
-    }
-  }
-
   template <std::size_t I>
   auto make(void* const* ptrs) const {
     using Q = std::remove_cvref_t<std::tuple_element_t<I, std::tuple<P...>>>;
-    if constexpr (is_tile_param_v<Q>) {
-      using E = typename role_of<Q>::element;
-      using Ptr = std::conditional_t<role_of<Q>::value == Role::in, const E*, E*>;
-      return Q(static_cast<Ptr>(ptrs[tile_slot[I]]), std::get<I>(stored_).ext);
-    } else if constexpr (is_bound(I)) {
+    if constexpr (is_tile_param_v<Q>)
+      return make_view<Q>(ptrs[tile_slot[I]], std::get<I>(stored_));
+    else if constexpr (is_bound(I))
       return std::get<I>(stored_).value;
-    } else {
+    else
       return std::get<I>(stored_);
-    }
   }
 
   template <class F>
