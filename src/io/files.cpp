@@ -130,7 +130,7 @@ std::string read_user_input(const std::filesystem::path& path) {
   }
 }
 
-std::optional<LockedFile> open_locked(const std::filesystem::path& path) {
+std::optional<LockedFile> open_locked(const std::filesystem::path& path, Locking locking) {
   check_output(path);
   // O_EXCL first, to know whether this process made the file; never through a symbolic link.
   LockedFile file;
@@ -139,8 +139,21 @@ std::optional<LockedFile> open_locked(const std::filesystem::path& path) {
   if (!file.fd && errno == EEXIST) file.fd = open_regular(path, O_RDWR | O_NOFOLLOW);
   if (!file.fd) system_error(path, "cannot open", errno);
   // The lock is on the file now at the path: one that another process has just replaced (an
-  // atomic rewrite) belongs to that process. A file system without flock() is written unlocked.
-  if (::flock(file.fd.get(), LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) return std::nullopt;
+  // atomic rewrite) belongs to that process. A file system without flock() cannot keep a second
+  // writer out: written unlocked only when asked for.
+  if (::flock(file.fd.get(), LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    if (err == EWOULDBLOCK) return std::nullopt;
+    if (locking == Locking::required) {
+      const bool created = file.created;
+      file.fd = FileDescriptor();
+      if (created) ::unlink(path.c_str());  // nothing is left behind by a refusal
+      throw LockUnsupported(path.string() + ": cannot lock it (" + std::generic_category().message(err) +
+                            "): its file system does not support locks (Lustre mounted without -o flock, some NFS "
+                            "mounts), so a second command writing it at the same time would not be kept out");
+    }
+    file.locked = false;
+  }
   struct stat mine {
   }, now{};
   if (::fstat(file.fd.get(), &mine) != 0 || ::stat(path.c_str(), &now) != 0 || mine.st_dev != now.st_dev ||

@@ -66,12 +66,12 @@ void check_learnable(const std::string& profile, const Workload& app, const Plan
 }
 
 std::vector<ProfileRow> learn(const std::string& profile, const Workload& app, const Plan& plan,
-                              const RunOutcome& outcome, const std::string& option) {
+                              const RunOutcome& outcome, const std::string& option, bool unlocked_ok) {
   const std::string where = fmt::format("{} {}", option, profile);
   if (profile.empty()) throw UsageError("learning needs the profile the plan came from");
   if (!outcome.check.ok) throw UsageError(fmt::format("{}: the run's check failed: nothing learned", where));
   if (outcome.measured.reps == 0) throw UsageError(fmt::format("{}: the run measured no round", where));
-  ProfileWriter writer(profile, option);
+  ProfileWriter writer(profile, option, unlocked_ok);
   const ProfileFile& file = writer.existing();
   check_match(file, where, app, plan);
   std::vector<ProfileRow> rows;

@@ -38,6 +38,19 @@ int calibrate_batch(Platform& team, Problem& problem, const std::vector<Block>& 
 
 }  // namespace
 
+std::vector<std::string> contention_notes(const Platform& team, const MeasureResult& m, const std::string& where) {
+  std::vector<std::string> lines;
+  for (std::size_t i = 0; i < m.processors.size() && i < team.size(); ++i) {
+    const double share = m.processors[i].cores_taken;
+    if (share < contended_share) continue;
+    lines.push_back(
+        fmt::format("{}: other work took {:.0f} % of its cores' time {} (another job shares its cores): its "
+                    "times there are those of a busy machine",
+                    team.info(i).name, 100 * share, where));
+  }
+  return lines;
+}
+
 MeasureResult measure(Platform& team, Problem& problem, const std::vector<Block>& blocks, const StopRule& rule,
                       RoundMode mode, const std::function<void(const RoundProgress&)>& progress, const StopFlag* stop) {
   using Clock = std::chrono::steady_clock;
@@ -52,7 +65,7 @@ MeasureResult measure(Platform& team, Problem& problem, const std::vector<Block>
   if (mode == RoundMode::executions) out.batch = calibrate_batch(team, problem, blocks, warm.wall_s);
 
   std::vector<std::vector<double>> times(n), energies(n), helds(n);
-  std::vector<double> walls, windows, runs(n, 0.0), exchange(n, 0.0);
+  std::vector<double> walls, windows, runs(n, 0.0), exchange(n, 0.0), cores_taken(n, 0.0);
   int resized = 0;
   const auto stopped = [&] { return team.any(stop != nullptr && stop->load()); };
   while (!stopped()) {
@@ -74,12 +87,14 @@ MeasureResult measure(Platform& team, Problem& problem, const std::vector<Block>
         helds[i].clear();
         runs[i] = 0;
         exchange[i] = 0;
+        cores_taken[i] = 0;
       }
       continue;
     }
     for (std::size_t i = 0; i < n; ++i) {
       runs[i] += r.runs[i];
       if (i < r.exchange_s.size()) exchange[i] += r.exchange_s[i];
+      if (i < r.cores_taken.size()) cores_taken[i] += r.cores_taken[i];
     }
     ++out.reps;
     walls.push_back(r.wall_s);
@@ -122,6 +137,7 @@ MeasureResult measure(Platform& team, Problem& problem, const std::vector<Block>
     out.processors[i].time = estimate(times[i]);
     out.processors[i].runs_per_round = out.reps > 0 ? runs[i] / out.reps : 0.0;
     out.processors[i].exchange_s = out.reps > 0 ? exchange[i] / out.reps : 0.0;
+    out.processors[i].cores_taken = out.reps > 0 ? cores_taken[i] / out.reps : 0.0;
     if (team.info(i).has_energy()) {
       // A processor without work still has its idle device measured over the window.
       out.processors[i].energy = estimate(energies[i]);

@@ -277,7 +277,7 @@ ResumePlan decide(const Workload& app, const ProfileRequest& req, Platform& team
   if (team.is_root()) {
     ResumePlan root_plan;
     try {
-      writer.emplace(req.out);
+      writer.emplace(req.out, "--out", req.unlocked_ok);
       root_plan = plan_resume(req, writer->existing(), team.processors(), app);
     } catch (const UsageError& e) {
       root_plan.error = e.what();
@@ -460,6 +460,7 @@ ProfileOutcome run_profile(const Workload& app, const ProfileRequest& req, Platf
         throw DeviceError(fmt::format("{} at sizes {}: wrong results ({}); nothing was written for this step",
                                       app.name(), fmt::join(step, "/"), c.detail));
     }
+    for (const auto& line : contention_notes(team, m, fmt::format("at sizes {}", fmt::join(step, "/")))) obs.note(line);
     const std::vector<ProfileRow> rows = rows_of(app, team, step, m, outcome.cols, req.idle_seconds > 0);
     if (writer) writer->write(rows);
     ++outcome.measured;

@@ -296,11 +296,15 @@ ProfileFile parse_profile_file(const std::string& text, const std::string& path)
   return pf;
 }
 
-ProfileWriter::ProfileWriter(const std::string& path, std::string option) : path_(path), option_(std::move(option)) {
+ProfileWriter::ProfileWriter(const std::string& path, std::string option, bool unlocked_ok)
+    : path_(path), option_(std::move(option)) {
   // One writer per profile: two would append the same sizes twice.
   std::optional<io::LockedFile> file;
   try {
-    file = io::open_locked(path);
+    file = io::open_locked(path, unlocked_ok ? io::Locking::where_possible : io::Locking::required);
+  } catch (const io::LockUnsupported& e) {
+    throw UsageError(fmt::format(
+        "{} {}; where no other command writes it meanwhile, give --no-lock to write it unlocked", option_, e.what()));
   } catch (const Error& e) {
     throw UsageError(fmt::format("{} {}", option_, e.what()));
   }

@@ -54,6 +54,7 @@ RunOutcome run_distribution(const Workload& app, const RunRequest& req, Platform
   auto problem = team.make_problem(app, blocks, out.cols, req.seed);
   settle_base_powers(req, team, *problem, blocks, out);
   out.measured = measure(team, *problem, blocks, req.rule, RoundMode::executions, progress, stop);
+  for (auto& line : contention_notes(team, out.measured, "in this run")) out.notes.push_back(std::move(line));
   out.check = team.verify(*problem, blocks);
   // The output only when every row is right: a wrong or partial result is never written.
   if (!req.output.empty() && out.check.ok && !out.measured.interrupted) {
@@ -68,6 +69,7 @@ RunOutcome run_distribution(const Workload& app, const RunRequest& req, Platform
     p.time = out.measured.processors[i].time;
     p.energy = out.measured.processors[i].energy;
     p.held = out.measured.processors[i].held;
+    p.cores_taken = out.measured.processors[i].cores_taken;
     if (!req.predicted.empty()) p.predicted = req.predicted[i];
     p.energy_source = info.energy_source;
     p.energy_absent = info.energy_absent;

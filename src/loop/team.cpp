@@ -3,6 +3,8 @@
 #include <ctrl/detail/start_threads.hpp>
 #include <ctrl/loop/machine.hpp>
 
+#include "core_share.hpp"
+
 #include <fmt/format.h>
 #include <pthread.h>
 #include <sched.h>
@@ -439,8 +441,11 @@ RoundResult Team::round(Problem& problem, const std::vector<Block>& blocks, int 
     if (!blocks[i].empty()) busy.push_back(i);
   problem.prepare_round(blocks, batch > 0);
   const auto pin = [&](std::size_t k) { pin_to(members_[busy[k]]->driver_cores); };
+  std::vector<std::uint64_t> driver_ran(n, 0);  // the drivers' own time on a core, read by each
+  const detail::CoreSnapshot cores0 = detail::core_snapshot();
   const Clock::time_point released = run_together(busy.size(), pin, clock(), [&](std::size_t k) {
     const std::size_t i = busy[k];
+    driver_ran[i] = detail::own_ran_ns();
     start[i] = clock().now();
     const auto deadline =
         start[i] + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
@@ -455,6 +460,7 @@ RoundResult Team::round(Problem& problem, const std::vector<Block>& blocks, int 
         } while (clock().now() < deadline);
       }
       end[i] = clock().now();
+      driver_ran[i] = detail::own_ran_ns() - driver_ran[i];
       if (members_[i]->meter) e1[i] = read_aligned(*members_[i]->meter, clock());
     } catch (...) {
       end[i] = clock().now();
@@ -475,6 +481,14 @@ RoundResult Team::round(Problem& problem, const std::vector<Block>& blocks, int 
   }
   r.wall_s = seconds_between(released, last) / r.batch;
   add_coupling(blocks, r, waited);
+  std::vector<const std::vector<int>*> host_cores(n, nullptr);  // processors on host cores, with rows
+  std::vector<double> span(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (blocks[i].empty() || !members_[i]->info.spec.on_cores()) continue;
+    host_cores[i] = &members_[i]->driver_cores;
+    span[i] = seconds_between(start[i], end[i]);
+  }
+  r.cores_taken = detail::taken_by_others(cores0, host_cores, driver_ran, span);
 
   round_energies(blocks, batch, {start, end, released, last, waited}, e0, e1, r);
   return r;

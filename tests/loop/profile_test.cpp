@@ -22,6 +22,11 @@
 #include <optional>
 #include <sstream>
 
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 namespace ctrl::loop {
 namespace {
 
@@ -80,6 +85,40 @@ TEST(Team, RoundsTimeEveryProcessorWithWork) {
   const RoundResult idle = team.run(*p, {{0, 40}, {40, 40}}, 1);
   EXPECT_EQ(idle.time_s[1], 0.0);
   EXPECT_GT(idle.time_s[0], 0.0);
+}
+
+// Another job on a CPU group's core (docs/loop.md, "Another job on the cores"): a process spinning
+// on core 0 beside cpu:0's rounds takes part of the core's time, and the round says so.
+TEST(Team, ARoundSaysWhenAnotherProcessTookItsCores) {
+  if (!std::ifstream("/proc/thread-self/schedstat")) GTEST_SKIP() << "this kernel keeps no schedstat";
+  Team team({parse_device("cpu:0")}, quick());
+  auto p = apps::catalog().find("dgemm").make_problem(64, 64, 1, 1);
+  const pid_t rival = ::fork();  // another job: a process spinning on core 0
+  ASSERT_GE(rival, 0);
+  if (rival == 0) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(0, &one);
+    ::sched_setaffinity(0, sizeof one, &one);
+    for (volatile std::uint64_t x = 0;; x = x + 1) {
+    }
+  }
+  const RoundResult r = team.fill(*p, {{0, 64}}, 0.5);
+  ::kill(rival, SIGKILL);
+  ::waitpid(rival, nullptr, 0);
+  ASSERT_EQ(r.cores_taken.size(), 1U);
+  EXPECT_GE(r.cores_taken[0], ctrl::loop::contended_share);
+  EXPECT_LE(r.cores_taken[0], 1.0);
+
+  MeasureResult m;
+  m.processors.resize(1);
+  m.processors[0].cores_taken = r.cores_taken[0];
+  const auto lines = contention_notes(team, m, "at sizes 64");
+  ASSERT_EQ(lines.size(), 1U);
+  EXPECT_EQ(lines[0].rfind("cpu:0: other work took ", 0), 0U) << lines[0];
+  EXPECT_NE(lines[0].find("at sizes 64 (another job shares its cores)"), std::string::npos) << lines[0];
+  m.processors[0].cores_taken = 0.01;
+  EXPECT_TRUE(contention_notes(team, m, "in this run").empty());
 }
 
 TEST(Team, EnergyIsAbsentWithoutASensorAndSaysWhy) {

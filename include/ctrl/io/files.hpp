@@ -16,6 +16,7 @@
 // Malformed arguments (a FIFO, a missing input) throw ctrl::UsageError "<path>: <what>"; failing
 // system calls throw ctrl::Error "<path>: <what failed>: <strerror>".
 #pragma once
+#include <ctrl/errors.hpp>
 
 #include <cstddef>
 #include <filesystem>
@@ -61,13 +62,21 @@ std::string read_user_input(const std::filesystem::path& path);
 
 // A file that one process at a time updates in place (ctrl profile's profile): opened for reading
 // and writing, created when missing, never through a symbolic link, a regular file only (as
-// check_output), and locked with flock(). nullopt when another process holds the lock.
+// check_output), and locked with flock(). nullopt when another process holds the lock. Where the
+// file system cannot lock (flock fails otherwise: Lustre mounted without -o flock, some NFS
+// mounts), `required` is a LockUnsupported error saying so, and `where_possible` goes on unlocked.
+enum class Locking { required, where_possible };
+class LockUnsupported final : public UsageError {
+ public:
+  using UsageError::UsageError;
+};
 struct LockedFile {
-  FileDescriptor fd;     // locked; positioned at the end of the contents
+  FileDescriptor fd;     // positioned at the end of the contents
   bool created = false;  // this call made the file
+  bool locked = true;    // false only where the file system cannot lock and Locking allowed it
   std::string contents;
 };
-std::optional<LockedFile> open_locked(const std::filesystem::path& path);
+std::optional<LockedFile> open_locked(const std::filesystem::path& path, Locking locking = Locking::required);
 
 // ---- outputs -----------------------------------------------------------------------------------
 

@@ -22,9 +22,11 @@ namespace ctrl::loop {
 // and predictions take the last run's. Returns the rows added. UsageError, and the file untouched,
 // when it is not a `ctrl profile` file, is of another application or parameter values, another
 // N, or other processors than the run; when the run's check failed, or it measured no round; when
-// another command holds the file's lock. `option` names the file in messages ("--profile").
+// another command holds the file's lock, or its file system cannot lock it and not `unlocked_ok`
+// (ProfileWriter). `option` names the file in messages ("--profile").
 std::vector<ProfileRow> learn(const std::string& profile, const Workload& app, const Plan& plan,
-                              const RunOutcome& outcome, const std::string& option = "the profile");
+                              const RunOutcome& outcome, const std::string& option = "the profile",
+                              bool unlocked_ok = false);
 
 // learn()'s checks of the file against the run, before the run (nothing is locked or written).
 void check_learnable(const std::string& profile, const Workload& app, const Plan& plan,

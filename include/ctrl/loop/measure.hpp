@@ -35,7 +35,12 @@ struct ProcessorResult {
   std::optional<Estimate> held;    // executions: the part of `energy` after its block (RoundResult::held_j)
   double runs_per_round = 0.0;     // mean
   double exchange_s = 0.0;         // mean seconds per run spent exchanging halos (part of time)
+  double cores_taken = 0.0;        // mean RoundResult::cores_taken: its cores' time other work took
 };
+
+// A processor whose cores other work took this share of or more was measured beside another job:
+// its times are those of a busy machine, and the loop says so.
+inline constexpr double contended_share = 0.10;
 
 enum class RoundMode { executions, fill };
 
@@ -67,5 +72,9 @@ using StopFlag = std::atomic<bool>;
 MeasureResult measure(Platform& team, Problem& problem, const std::vector<Block>& blocks, const StopRule& rule,
                       RoundMode mode, const std::function<void(const RoundProgress&)>& progress = {},
                       const StopFlag* stop = nullptr);
+
+// One line per such processor of a measurement: "cpu:0-1: other work took 34 % of its cores' time
+// <where> (...)"; where: "at sizes 256/1024", "in this run".
+std::vector<std::string> contention_notes(const Platform& team, const MeasureResult& m, const std::string& where);
 
 }  // namespace ctrl::loop

@@ -71,6 +71,8 @@ struct ProfileRequest {
   std::vector<std::pair<std::string, std::vector<index_t>>> sizes_of;
   SizeCalibration calibration;
   std::string out;  // the profile file
+  // Where out's file system cannot lock it (ProfileWriter): write it unlocked (`--no-lock`).
+  bool unlocked_ok = false;
   StopRule rule;
   TeamOptions team;
   std::vector<std::pair<std::string, double>> base_power;  // given base powers, W, by processor name

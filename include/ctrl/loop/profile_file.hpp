@@ -164,8 +164,11 @@ class ProfileWriter {
  public:
   // Opens, locks and reads `path`. UsageError when it is not a regular file (or a symbolic link),
   // when another process holds its lock, or when it is not a profile to resume; messages name the
-  // file as `option` does (`ctrl profile --out`, `ctrl run --learn`'s `--profile`).
-  explicit ProfileWriter(const std::string& path, std::string option = "--out");
+  // file as `option` does (`ctrl profile --out`, `ctrl run --learn`'s `--profile`). Where the
+  // file system cannot lock the file (Lustre mounted without -o flock, some NFS mounts), also a
+  // UsageError, unless `unlocked_ok` (`--no-lock`): it is then written unlocked, and keeping a
+  // second writer away is the caller's care.
+  explicit ProfileWriter(const std::string& path, std::string option = "--out", bool unlocked_ok = false);
   // Removes the file when this writer created it and wrote no row into it.
   ~ProfileWriter();
   ProfileWriter(const ProfileWriter&) = delete;

@@ -58,6 +58,7 @@ struct ProcessorRun {
   Estimate time;                   // s per execution (unset without rows)
   std::optional<Estimate> energy;  // dynamic J per execution (held tail included); nullopt: no sensor
   std::optional<Estimate> held;    // the part of `energy` after its block
+  double cores_taken = 0.0;        // ProcessorResult::cores_taken: its cores' time other work took
   Prediction predicted;
   std::string energy_source, energy_absent;
   energy::Provenance energy_provenance = energy::Provenance::absent;  // measured or estimated when energy is set

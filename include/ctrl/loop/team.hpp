@@ -109,6 +109,11 @@ struct RoundResult {
   // Team::run: the part of dynamic_j after the processor's own block (its held tail), per run;
   // nullopt for fill rounds, processors without rows or energy, and platforms that do not split it.
   std::vector<std::optional<double>> held_j;
+  // Per processor on host cores: the share of its cores' time in the round that other work took
+  // (their busy time less this process's threads' on them: another job sharing the cores); 0 for
+  // other processors, those without rows, and where the kernel does not say (docs/loop.md,
+  // "Another job on the cores"). Empty: not measured (a platform of several processes).
+  std::vector<double> cores_taken;
 };
 
 class Team final : public Platform {

@@ -40,6 +40,7 @@ struct ProfileArgs {
   int steps = loop::SizeCalibration{}.steps;
   double largest_run = loop::SizeCalibration{}.largest_run_s;
   std::string out;
+  bool no_lock = false;
   std::string cols;
   MeasureArgs measure{30};
   PlatformArgs platform;
@@ -160,6 +161,7 @@ int run_profile_command(const ProfileArgs& a, Job& job) {
   const auto named = a.app.workload();  // the application is the first thing to be wrong
   set_devices(a, req);
   req.out = a.out.empty() ? named->name() + "-profile.csv" : a.out;
+  req.unlocked_ok = a.no_lock;
   if (a.refine.empty()) {
     set_sizes(a, req);
   } else if (!set_refined_sizes(a, *named, req)) {
@@ -267,6 +269,9 @@ void add_profile(CLI::App& app, action& run, Job& job) {
       ->capture_default_str();
   cmd->add_option("--out", args->out, "The profile file (CSV); an existing one is resumed (default: APP-profile.csv)")
       ->check(file_name);
+  cmd->add_flag("--no-lock", args->no_lock,
+                "Where --out's file system cannot lock it (Lustre without -o flock): write it unlocked; no other "
+                "command may write it meanwhile");
   cmd->add_option("--cols", args->cols, cols_help());
   args->measure.add_to(cmd);
   args->platform.add_to(cmd);

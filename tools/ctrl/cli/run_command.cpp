@@ -41,6 +41,7 @@ struct RunArgs {
   std::string json_file;
   std::string output;
   bool learn = false;
+  bool no_lock = false;
   PlatformArgs platform;
 };
 
@@ -227,7 +228,7 @@ int run_run(const RunArgs& a, Job& job) {
 
   RunReport report{app, p, outcome, loop::totals(p, outcome), rule.precision, {}};
   if (a.learn && outcome.check.ok && platform->is_root())
-    report.learned = loop::learn(a.profile, app, p, outcome, "--profile");
+    report.learned = loop::learn(a.profile, app, p, outcome, "--profile", a.no_lock);
   if (!a.json_file.empty() && platform->is_root()) write_json_file(a.json_file, run_json(report));
   if (a.format == "json")
     std::cout << run_json(report);
@@ -269,6 +270,9 @@ void add_run(CLI::App& app, action& run, Job& job) {
   cmd->add_flag("--learn", args->learn,
                 "Add what the run measured (each processor's own time and energy at its rows) to --profile, marked "
                 "measured_in = run: the next front and plan use it; the profile's own rows are kept");
+  cmd->add_flag("--no-lock", args->no_lock,
+                "With --learn, where --profile's file system cannot lock it (Lustre without -o flock): write it "
+                "unlocked; no other command may write it meanwhile");
   cmd->add_option("--output", args->output,
                   "Write the result matrix (all rows, in processor order) to this .npy file, when the check passes")
       ->check(file_name);

@@ -33,6 +33,7 @@ json processor_json(const loop::ProcessorRun& r) {
         {"provenance", energy::to_string(r.energy_provenance)}};
   else
     p["energy"] = {{"measured", nullptr}, {"absent", r.energy_absent}};
+  p["cores_taken_by_others"] = r.cores_taken;
   return p;
 }
 
