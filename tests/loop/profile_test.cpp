@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -100,8 +101,8 @@ TEST(Team, ARoundSaysWhenAnotherProcessTookItsCores) {
     CPU_ZERO(&one);
     CPU_SET(0, &one);
     ::sched_setaffinity(0, sizeof one, &one);
-    for (volatile std::uint64_t x = 0;; x = x + 1) {
-    }
+    std::atomic<std::uint64_t> spins{0};  // work with an effect, that no compiler removes
+    for (;;) spins.fetch_add(1, std::memory_order_relaxed);
   }
   const RoundResult r = team.fill(*p, {{0, 64}}, 0.5);
   ::kill(rival, SIGKILL);
