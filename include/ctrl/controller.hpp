@@ -13,6 +13,7 @@
 #include <ctrl/detail/host_task.hpp>
 #include <ctrl/device_spec.hpp>
 #include <ctrl/errors.hpp>
+#include <ctrl/event.hpp>
 #include <ctrl/graph.hpp>
 #include <ctrl/tile.hpp>
 
@@ -148,6 +149,17 @@ class Controller {
         std::make_unique<detail::BoundHostTask<std::decay_t<F>, Params>>(std::forward<F>(f), std::forward<A>(args)...),
         uses, detail::count_tiles(Params{}));
   }
+
+  // An event after the work queued here so far (launches, host tasks, the copies they need): it is
+  // reached once that work has finished. Returns at once. Another controller's wait_for(event)
+  // orders its later work after it (docs/model.md, "Events between controllers").
+  Event record_event();
+  // The work queued here after this call starts once `event` (recorded on any controller) is
+  // reached; returns at once, and no host thread waits. An event of this controller is already
+  // in order. An event that is never reached (its controller destroyed after its device failed)
+  // fails this controller's work with a DeviceError at the next wait(), naming both controllers,
+  // as does one not reached within event_timeout.
+  void wait_for(const Event& event);
 
   // Records the launches f makes on this controller, without running them, as a graph that
   // replay() runs again (include/ctrl/graph.hpp has the rules). The launches are checked as they

@@ -6,6 +6,7 @@
 #include <ctrl/cpu/context.hpp>
 #include <ctrl/device_spec.hpp>
 #include <ctrl/errors.hpp>
+#include <ctrl/event.hpp>
 #include <ctrl/gpus.hpp>
 #include <ctrl/kernel.hpp>
 #include <ctrl/roles.hpp>

@@ -88,6 +88,14 @@ void Controller::wait() {
   detail::refuse_inside_host_task("wait", core_->name());
   core_->wait();
 }
+Event Controller::record_event() {
+  detail::refuse_inside_host_task("record_event", core_->name());
+  return Event(core_->record_event());
+}
+void Controller::wait_for(const Event& event) {
+  detail::refuse_inside_host_task("wait_for", core_->name());
+  core_->wait_for(event.state_);
+}
 void Controller::begin_recording() {
   detail::refuse_inside_host_task("record", core_->name());
   core_->begin_recording();

@@ -41,6 +41,7 @@ ControllerCore::~ControllerCore() {
   } catch (const std::exception& e) {
     report(e);
   }
+  abandon_events();      // a waiter on another controller must not wait for what will never come
   parts_.queue.reset();  // joins the queue thread before the parts it uses go away
   parts_.exec.reset();
   parts_.memory.reset();

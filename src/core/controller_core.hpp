@@ -37,6 +37,10 @@ class ControllerCore {
   // host_task.cpp: a host task's copies home and its record, then the task queued (Controller::host_task).
   void submit_host_task(std::unique_ptr<HostTaskBody> body, const TileUse* uses, std::size_t n_uses);
 
+  // event.cpp: Controller::record_event and wait_for.
+  std::shared_ptr<EventState> record_event();
+  void wait_for(const std::shared_ptr<EventState>& e);
+
   // Recorded launches (recording.cpp): while a recording is open, submit() records instead of
   // queuing, and the calls that would move data or wait are refused.
   void begin_recording();
@@ -76,6 +80,7 @@ class ControllerCore {
                   const ReplayPosition* in_replay = nullptr);
   void check_owned(const TileState& t, const char* what, const char* kernel) const;
   void run_host_task(HostTaskBody& body, void* const* ptrs, std::uint64_t number);
+  void abandon_events() noexcept;  // event.cpp: at destruction, those the queue never reached
   void forget(const TileState& t);
   void raise_pending_error();
   [[noreturn]] void report_moved(const std::vector<std::string>& moved) const;
@@ -122,9 +127,11 @@ class ControllerCore {
   bool check_out_;  // checking mode for Out parameters (ControllerOptions::check_out)
   std::uint64_t launches_ = 0;
   std::uint64_t host_tasks_ = 0;
-  std::uint64_t id_;                         // tells controllers apart (a graph names the one it replays on)
-  std::unique_ptr<GraphState> recording_;    // open recording, or null
-  std::atomic<bool> recording_open_{false};  // recording_ != null, read without the lock
+  std::uint64_t events_recorded_ = 0;
+  std::vector<std::weak_ptr<EventState>> events_;  // recorded here, not known to be reached
+  std::uint64_t id_;                               // tells controllers apart (a graph names the one it replays on)
+  std::unique_ptr<GraphState> recording_;          // open recording, or null
+  std::atomic<bool> recording_open_{false};        // recording_ != null, read without the lock
 
   mutable std::mutex mutex_;  // the API may be used from several host threads
   std::vector<std::shared_ptr<TileState>> owned_;

@@ -3,6 +3,7 @@
 // separate and reached by copies), and a queue. A new kind is a new combination of parts,
 // registered under a name; the controller core knows only these interfaces.
 #pragma once
+#include "event_state.hpp"
 #include "poison.hpp"
 
 #include <ctrl/detail/launch_body.hpp>
@@ -130,6 +131,16 @@ class Queue {
       copies();
       host();
     });
+  }
+  // Events (Controller::record_event, wait_for; event_state.hpp). record_event: `e` is reached once
+  // the tasks queued before it have finished; by default a task that sets its flag. wait_event:
+  // the tasks queued after it start once `e` is reached; by default a task that blocks the queue
+  // until then (EventState::block, which fails it naming `waiter` if it never comes).
+  virtual void record_event(const std::shared_ptr<EventState>& e) {
+    submit([e] { e->set(EventState::State::reached); });
+  }
+  virtual void wait_event(const std::shared_ptr<EventState>& e, const std::string& waiter) {
+    submit([e, waiter] { e->block(waiter); });
   }
   virtual std::uint64_t last_ticket() const = 0;
   // Returns once the task with this ticket, and every task before it, has finished.

@@ -312,6 +312,37 @@ class StreamQueue final : public Queue {
     }
     return ticket;
   }
+  // An event: a CUDA event on the copy stream once it has joined the compute stream (so after all
+  // the work queued before). A CUDA waiter's streams wait for it on the device; any other waiter
+  // polls it (EventState::poll), so no CUDA callback ever waits for another controller's callback.
+  void record_event(const std::shared_ptr<EventState>& e) override {
+    dev_->make_current();
+    cudaEvent_t ev = nullptr;
+    check(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), dev_->label(), "cudaEventCreateWithFlags");
+    e->release = [ev] { (void)cudaEventDestroy(ev); };
+    e->cuda_event = ev;
+    e->cuda_device = dev_->device();
+    e->poll = [ev] {
+      const cudaError_t s = cudaEventQuery(ev);
+      if (s == cudaErrorNotReady) return 0;
+      (void)cudaGetLastError();
+      return s == cudaSuccess ? 1 : -1;
+    };
+    dev_->before_copy_out();
+    check(cudaEventRecord(ev, dev_->copy_stream()), dev_->label(), "cudaEventRecord");
+  }
+  // A CUDA event: both streams wait for it on the device. Another controller's: a host function
+  // blocks the copy stream until it is reached, and later kernels wait for the copy stream.
+  void wait_event(const std::shared_ptr<EventState>& e, const std::string& waiter) override {
+    if (e->cuda_event) {
+      dev_->make_current();
+      auto* ev = static_cast<cudaEvent_t>(e->cuda_event);
+      check(cudaStreamWaitEvent(dev_->stream(), ev, 0), dev_->label(), "cudaStreamWaitEvent");
+      check(cudaStreamWaitEvent(dev_->copy_stream(), ev, 0), dev_->label(), "cudaStreamWaitEvent");
+      return;
+    }
+    submit_host([] {}, [e, waiter] { e->block(waiter); });
+  }
   std::uint64_t last_ticket() const override { return submitted_.load(std::memory_order_acquire); }
   void wait(std::uint64_t /*ticket*/) override {
     // One order on each stream: waiting for all of it waits for the ticket.
