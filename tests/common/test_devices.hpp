@@ -24,6 +24,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -38,6 +39,17 @@ namespace ctrl::test {
 std::vector<std::string> device_specs_for(bool compiled_by_nvcc);
 // The device specs to test in this translation unit's program.
 inline std::vector<std::string> device_specs() { return device_specs_for(CTRL_DEVICE_CODE != 0); }
+
+// Every ordered pair of device_specs(), for tests of two controllers (TestWithParam<SpecPair>,
+// instantiated with ValuesIn(spec_pairs()) and named by SpecPairName: "cpu_0__offload").
+using SpecPair = std::tuple<std::string, std::string>;
+inline std::vector<SpecPair> spec_pairs() {
+  std::vector<SpecPair> pairs;
+  const auto specs = device_specs();
+  for (const auto& a : specs)
+    for (const auto& b : specs) pairs.emplace_back(a, b);
+  return pairs;
+}
 
 // Splits a CTRL_TEST_DEVICES list: entries are separated by ',', ';' or blanks, and a comma
 // followed by a digit continues a core list ("cpu:0,2,cuda:0" -> "cpu:0,2", "cuda:0").
@@ -102,6 +114,11 @@ class DeviceTest : public ::testing::TestWithParam<std::string> {
 
 struct SpecName {
   std::string operator()(const ::testing::TestParamInfo<std::string>& info) const { return param_name(info.param); }
+};
+struct SpecPairName {
+  std::string operator()(const ::testing::TestParamInfo<SpecPair>& p) const {
+    return param_name(std::get<0>(p.param)) + "__" + param_name(std::get<1>(p.param));
+  }
 };
 
 }  // namespace ctrl::test

@@ -623,15 +623,7 @@ class Sequence {
   std::ostringstream log_;
 };
 
-using Pair = std::tuple<std::string, std::string>;
-
-std::vector<Pair> spec_pairs() {
-  std::vector<Pair> pairs;
-  const auto specs = ctrl::test::device_specs();
-  for (const auto& a : specs)
-    for (const auto& b : specs) pairs.emplace_back(a, b);
-  return pairs;
-}
+using Pair = ctrl::test::SpecPair;
 
 class CoherenceRandomTest : public ::testing::TestWithParam<Pair> {};
 
@@ -642,7 +634,7 @@ TEST_P(CoherenceRandomTest, RandomSequencesMatchTheSequentialReference) {
   auto b = ctrl::test::open_controller(second);
   if (!b.controller) GTEST_SKIP() << b.skip_reason;
 
-  const auto pairs = spec_pairs();
+  const auto pairs = ctrl::test::spec_pairs();
   std::uint64_t pair_index = 0;
   while (pair_index < pairs.size() && pairs[pair_index] != GetParam()) ++pair_index;
   const std::uint64_t base = 100000 * pair_index;
@@ -663,12 +655,7 @@ TEST_P(CoherenceRandomTest, RandomSequencesMatchTheSequentialReference) {
   }
 }
 
-struct PairName {
-  std::string operator()(const ::testing::TestParamInfo<Pair>& p) const {
-    return ctrl::test::param_name(std::get<0>(p.param)) + "__" + ctrl::test::param_name(std::get<1>(p.param));
-  }
-};
-
-INSTANTIATE_TEST_SUITE_P(Devices, CoherenceRandomTest, ::testing::ValuesIn(spec_pairs()), PairName{});
+INSTANTIATE_TEST_SUITE_P(Devices, CoherenceRandomTest, ::testing::ValuesIn(ctrl::test::spec_pairs()),
+                         ctrl::test::SpecPairName{});
 
 }  // namespace

@@ -16,21 +16,11 @@
 namespace {
 
 using ctrl::index_t;
-using EventPair = std::tuple<std::string, std::string>;
-
-std::vector<EventPair> event_pairs() {
-  std::vector<EventPair> pairs;
-  const auto specs = ctrl::test::device_specs();
-  for (const auto& a : specs)
-    for (const auto& b : specs) pairs.emplace_back(a, b);
-  return pairs;
-}
-
 struct BumpEach {
   CTRL_HOST_DEVICE void operator()(ctrl::Thread t, ctrl::InOut<int, 1> a) const { a(t.x) += 1; }
 };
 
-class EventTest : public ::testing::TestWithParam<EventPair> {
+class EventTest : public ::testing::TestWithParam<ctrl::test::SpecPair> {
  protected:
   void SetUp() override {
     a_ = ctrl::test::open_controller(std::get<0>(GetParam()));
@@ -126,12 +116,6 @@ TEST_P(EventTest, MisuseIsRefusedAtTheCall) {
   a().wait();
 }
 
-struct EventPairName {
-  std::string operator()(const ::testing::TestParamInfo<EventPair>& p) const {
-    return ctrl::test::param_name(std::get<0>(p.param)) + "__" + ctrl::test::param_name(std::get<1>(p.param));
-  }
-};
-
-INSTANTIATE_TEST_SUITE_P(Devices, EventTest, ::testing::ValuesIn(event_pairs()), EventPairName{});
+INSTANTIATE_TEST_SUITE_P(Devices, EventTest, ::testing::ValuesIn(ctrl::test::spec_pairs()), ctrl::test::SpecPairName{});
 
 }  // namespace
