@@ -18,9 +18,8 @@ struct EventState {
   std::uint64_t number = 0;        // its events, from 1
   const void* recorder = nullptr;  // its core: an event of the waiter itself is already in order
 
-  // A CUDA event recorded on the recorder's streams, and its device (null: none).
+  // A CUDA event recorded on the recorder's streams (null: none).
   void* cuda_event = nullptr;
-  int cuda_device = -1;
   // Polls the device (null: the flag only): 1 reached, 0 not yet, -1 failed.
   std::function<int()> poll;
   std::function<void()> release;  // frees cuda_event

@@ -71,20 +71,25 @@ void ControllerCore::submit_host_task(std::unique_ptr<HostTaskBody> body, const 
 }
 
 void ControllerCore::run_host_task(HostTaskBody& body, void* const* ptrs, std::uint64_t number) {
-  const RunningTask outer = running_task;
-  running_task = {this, number};
+  // Marks this thread as inside the task until it returns or throws (tasks do not nest, but a
+  // waiter may run one between its own).
+  struct Inside {
+    RunningTask outer = running_task;
+    Inside(const ControllerCore* c, std::uint64_t n) { running_task = {c, n}; }
+    ~Inside() { running_task = outer; }
+    Inside(const Inside&) = delete;
+    Inside& operator=(const Inside&) = delete;
+  };
   try {
+    const Inside inside(this, number);
     body.run(ptrs);
   } catch (const std::exception& e) {
-    running_task = outer;
     std::throw_with_nested(
         KernelError(fmt::format("host task #{} on controller {} failed: {}", number, name_, e.what())));
   } catch (...) {
-    running_task = outer;
     std::throw_with_nested(
         KernelError(fmt::format("host task #{} on controller {} failed with a non-standard exception", number, name_)));
   }
-  running_task = outer;
 }
 
 }  // namespace ctrl::detail

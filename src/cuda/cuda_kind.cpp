@@ -321,7 +321,6 @@ class StreamQueue final : public Queue {
     check(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), dev_->label(), "cudaEventCreateWithFlags");
     e->release = [ev] { (void)cudaEventDestroy(ev); };
     e->cuda_event = ev;
-    e->cuda_device = dev_->device();
     e->poll = [ev] {
       const cudaError_t s = cudaEventQuery(ev);
       if (s == cudaErrorNotReady) return 0;

@@ -3,8 +3,9 @@
 #include <ctrl/energy/estimate.hpp>
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <unistd.h>
+
+#include <ctime>
 
 #include <algorithm>
 #include <cstdlib>
@@ -16,17 +17,11 @@ namespace {
 
 // The first field of /proc/self/task/TID/schedstat: nanoseconds the thread has run.
 bool read_ran(pid_t tid, std::uint64_t& ns) {
-  const std::string path = "/proc/self/task/" + std::to_string(tid) + "/schedstat";
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  char buf[128];
-  const ssize_t got = ::read(fd, buf, sizeof buf - 1);
-  ::close(fd);
-  if (got <= 0) return false;
-  buf[got] = '\0';
+  const energy::FileRead r = energy::read_small_file("/proc/self/task/" + std::to_string(tid) + "/schedstat");
+  if (r.error != 0) return false;
   char* end = nullptr;
-  ns = std::strtoull(buf, &end, 10);
-  return end != buf;
+  ns = std::strtoull(r.text.c_str(), &end, 10);
+  return end != r.text.c_str();
 }
 
 bool confined(const cpu_set_t& set, const std::vector<int>& cores) {
@@ -37,15 +32,10 @@ bool confined(const cpu_set_t& set, const std::vector<int>& cores) {
 }
 
 std::vector<energy::CoreTicks> core_ticks() {
-  const int fd = ::open("/proc/stat", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return {};
-  std::string text;
-  char buf[4096];
-  ssize_t got = 0;
-  while ((got = ::read(fd, buf, sizeof buf)) > 0) text.append(buf, static_cast<std::size_t>(got));
-  ::close(fd);
+  const energy::FileRead r = energy::read_small_file(energy::default_proc_stat);
+  if (r.error != 0) return {};
   try {
-    return energy::parse_proc_stat(text, "/proc/stat");
+    return energy::parse_proc_stat(r.text, energy::default_proc_stat);
   } catch (const std::exception&) {
     return {};
   }
@@ -54,8 +44,9 @@ std::vector<energy::CoreTicks> core_ticks() {
 }  // namespace
 
 std::uint64_t own_ran_ns() {
-  std::uint64_t ns = 0;
-  return read_ran(static_cast<pid_t>(::gettid()), ns) ? ns : 0;
+  timespec t{};  // the same count as schedstat's first field, without a file
+  if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) != 0) return 0;
+  return static_cast<std::uint64_t>(t.tv_sec) * 1000000000U + static_cast<std::uint64_t>(t.tv_nsec);
 }
 
 CoreSnapshot core_snapshot() {

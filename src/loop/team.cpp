@@ -441,8 +441,13 @@ RoundResult Team::round(Problem& problem, const std::vector<Block>& blocks, int 
     if (!blocks[i].empty()) busy.push_back(i);
   problem.prepare_round(blocks, batch > 0);
   const auto pin = [&](std::size_t k) { pin_to(members_[busy[k]]->driver_cores); };
+  // CPU groups with rows: how much of their cores' time other work takes in the round.
+  std::vector<const std::vector<int>*> host_cores(n, nullptr);
+  for (std::size_t i = 0; i < n; ++i)
+    if (!blocks[i].empty() && members_[i]->info.spec.on_cores()) host_cores[i] = &members_[i]->driver_cores;
+  const bool on_cores = std::any_of(host_cores.begin(), host_cores.end(), [](const auto* c) { return c != nullptr; });
   std::vector<std::uint64_t> driver_ran(n, 0);  // the drivers' own time on a core, read by each
-  const detail::CoreSnapshot cores0 = detail::core_snapshot();
+  const detail::CoreSnapshot cores0 = on_cores ? detail::core_snapshot() : detail::CoreSnapshot{};
   const Clock::time_point released = run_together(busy.size(), pin, clock(), [&](std::size_t k) {
     const std::size_t i = busy[k];
     driver_ran[i] = detail::own_ran_ns();
@@ -481,13 +486,9 @@ RoundResult Team::round(Problem& problem, const std::vector<Block>& blocks, int 
   }
   r.wall_s = seconds_between(released, last) / r.batch;
   add_coupling(blocks, r, waited);
-  std::vector<const std::vector<int>*> host_cores(n, nullptr);  // processors on host cores, with rows
   std::vector<double> span(n, 0.0);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (blocks[i].empty() || !members_[i]->info.spec.on_cores()) continue;
-    host_cores[i] = &members_[i]->driver_cores;
-    span[i] = seconds_between(start[i], end[i]);
-  }
+  for (std::size_t i = 0; i < n; ++i)
+    if (host_cores[i]) span[i] = seconds_between(start[i], end[i]);
   r.cores_taken = detail::taken_by_others(cores0, host_cores, driver_ran, span);
 
   round_energies(blocks, batch, {start, end, released, last, waited}, e0, e1, r);

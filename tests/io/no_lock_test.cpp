@@ -12,8 +12,6 @@
 #include <atomic>
 #include <cerrno>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 
 #include <dlfcn.h>
@@ -36,11 +34,6 @@ namespace {
 
 using ctrl::loop::ProfileRow;
 using ctrl::loop::ProfileWriter;
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
 
 ProfileRow row(const std::string& proc, ctrl::index_t size) {
   ProfileRow r;
@@ -95,10 +88,10 @@ TEST_F(NoLockTest, AProfileIsRefusedNamingNoLockAndAnExistingOneIsUntouched) {
     ProfileWriter w(f.string());
     w.write({row("cpu:0", 8)});
   }
-  const std::string before = slurp(f);
+  const std::string before = ctrl::io::read_input(f);
   flock_error = ENOLCK;
   EXPECT_THROW(ProfileWriter(f.string(), "--profile"), ctrl::UsageError);
-  EXPECT_EQ(slurp(f), before);
+  EXPECT_EQ(ctrl::io::read_input(f), before);
 }
 
 TEST_F(NoLockTest, UnlockedOkWritesTheProfileAsUsual) {
